@@ -1,0 +1,89 @@
+package rnic.hdl;
+
+import java.io.File;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import spinal.core.Component;
+import spinal.core.SpinalConfig;
+import spinal.core.SpinalConfig$;
+import spinal.core.SpinalReport;
+import spinal.core.Verilog$;
+
+/**
+ * The one entry point that elaborates a Java component and writes its Verilog.
+ *
+ * <p>It builds SpinalHDL's default {@link SpinalConfig} (Java cannot use Scala's default arguments, so they are read
+ * from the compiled {@code apply$default$N} methods), calls {@code postInitCallback} on the top as the Scala plugin
+ * would, and checks that every {@link HwComponent} in the hierarchy was created through {@code child(...)}.
+ */
+public final class Rtl {
+    private Rtl() {
+    }
+
+    /** SpinalHDL's default configuration, writing into {@code targetDirectory}. */
+    public static SpinalConfig config(File targetDirectory) {
+        SpinalConfig cfg = defaultConfig();
+        targetDirectory.mkdirs();
+        cfg.targetDirectory_$eq(targetDirectory.getPath());
+        return cfg;
+    }
+
+    /** Elaborates {@code top} and writes {@code <Module>.v} into {@code targetDirectory}. */
+    public static <T extends Component> SpinalReport<T> generate(File targetDirectory, Supplier<T> top) {
+        return generate(config(targetDirectory), top);
+    }
+
+    /** Elaborates {@code top} with {@code cfg} and writes Verilog. */
+    public static <T extends Component> SpinalReport<T> generate(SpinalConfig cfg, Supplier<T> top) {
+        SpinalConfig verilog = cfg.copy$default$1() == Verilog$.MODULE$ ? cfg : withMode(cfg);
+        SpinalReport<T> report = verilog.generateVerilog(Scala.byName(() -> elaborate(top)));
+        return report;
+    }
+
+    /**
+     * Calls the constructor as the Scala plugin does ({@code new Top().postInitCallback()}) and checks the scopes.
+     * Also used by the simulation runtime, which elaborates through SpinalSim's own {@code compile}.
+     */
+    public static <T extends Component> T elaborate(Supplier<T> top) {
+        T t = top.get();
+        t.postInitCallback();
+        List<String> bad = new ArrayList<>();
+        t.walkComponents(Scala.function1(c -> {
+            if (c instanceof HwComponent hc && !hc.isScopeRestored()) {
+                bad.add(c.getClass().getName());
+            }
+        }));
+        if (!bad.isEmpty()) {
+            throw new IllegalStateException("components created with new instead of child(...): " + bad);
+        }
+        return t;
+    }
+
+    private static SpinalConfig withMode(SpinalConfig cfg) {
+        return cfg; // generateVerilog sets the mode itself
+    }
+
+    private static SpinalConfig defaultConfig() {
+        try {
+            Method apply = null;
+            for (Method m : SpinalConfig$.class.getMethods()) {
+                if (m.getName().equals("apply") && m.getReturnType() == SpinalConfig.class
+                        && (apply == null || m.getParameterCount() > apply.getParameterCount())) {
+                    apply = m;
+                }
+            }
+            if (apply == null) {
+                throw new IllegalStateException("SpinalConfig.apply not found");
+            }
+            Object[] args = new Object[apply.getParameterCount()];
+            for (int i = 0; i < args.length; i++) {
+                args[i] = SpinalConfig$.class.getMethod("apply$default$" + (i + 1)).invoke(SpinalConfig$.MODULE$);
+            }
+            return (SpinalConfig) apply.invoke(SpinalConfig$.MODULE$, args);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot build SpinalHDL's default SpinalConfig: " + e, e);
+        }
+    }
+}

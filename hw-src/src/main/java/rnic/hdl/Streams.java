@@ -1,0 +1,73 @@
+package rnic.hdl;
+
+import java.util.function.Supplier;
+import spinal.core.BaseType;
+import spinal.core.Bundle;
+import spinal.core.Data;
+import spinal.lib.Stream;
+import spinal.lib.Stream$;
+import spinal.lib.StreamFifo;
+import spinal.lib.master$;
+import spinal.lib.slave$;
+import scala.Tuple2;
+
+/**
+ * Stream helpers: SpinalHDL's own {@link Stream} (valid/ready/payload, with its contract: valid never depends
+ * combinationally on ready, payload stable until accepted) created and connected from Java.
+ */
+public final class Streams {
+    private Streams() {
+    }
+
+    /** {@code Stream(payloadType)}. */
+    public static <T extends Data> Stream<T> stream(Supplier<T> payload) {
+        return Stream$.MODULE$.apply(Hdl.hardType(payload));
+    }
+
+    /** {@code master(Stream(payloadType))}: an outgoing stream port. */
+    public static <T extends Data> Stream<T> masterStream(Supplier<T> payload) {
+        return master$.MODULE$.apply(stream(payload));
+    }
+
+    /** {@code slave(Stream(payloadType))}: an incoming stream port. */
+    public static <T extends Data> Stream<T> slaveStream(Supplier<T> payload) {
+        return slave$.MODULE$.apply(stream(payload));
+    }
+
+    /** {@code sink << source}. */
+    public static <T extends Data> void connect(Stream<T> source, Stream<T> sink) {
+        sink.$less$less(source);
+    }
+
+    /** {@code source.queue(depth)}: a {@link StreamFifo} of {@code depth} entries behind {@code source}. */
+    public static <T extends Data> Stream<T> fifo(Stream<T> source, int depth) {
+        return source.queue(depth, 0, false);
+    }
+
+    /** {@code source.m2sPipe()}: registers valid and payload (one cycle of latency, full throughput). */
+    public static <T extends Data> Stream<T> m2sPipe(Stream<T> source) {
+        return source.m2sPipe(false, false, null, false, false, null);
+    }
+
+    /**
+     * Renames a stream port to AXI-Stream names so standard agents (cocotbext-axi, Xilinx IP) bind by prefix:
+     * {@code <prefix>_tvalid}, {@code <prefix>_tready}, and {@code <prefix>_<element>} for each payload element
+     * (a plain {@code Bits} payload becomes {@code <prefix>_tdata}).
+     */
+    public static void axisNames(Stream<?> stream, String prefix) {
+        stream.valid().setName(prefix + "_tvalid");
+        stream.ready().setName(prefix + "_tready");
+        Data payload = stream.payload();
+        if (payload instanceof Bundle bundle) {
+            var it = bundle.elements().iterator();
+            while (it.hasNext()) {
+                Tuple2<String, Data> e = it.next();
+                e._2().setName(prefix + "_" + e._1());
+            }
+        } else if (payload instanceof BaseType) {
+            payload.setName(prefix + "_tdata");
+        } else {
+            throw new IllegalArgumentException("axisNames: unsupported payload " + payload);
+        }
+    }
+}
