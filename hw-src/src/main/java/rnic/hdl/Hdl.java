@@ -16,6 +16,7 @@ import spinal.core.Mux$;
 import spinal.core.Reg$;
 import spinal.core.U$;
 import spinal.core.UInt;
+import spinal.core.Vec;
 import spinal.core.in$;
 import spinal.core.out$;
 
@@ -50,6 +51,11 @@ public final class Hdl {
     /** {@code HardType(gen)}: a type that can be instantiated again (for streams, FIFOs and registers). */
     public static <T extends Data> HardType<T> hardType(Supplier<T> gen) {
         return HardType$.MODULE$.apply(Scala.byName(gen));
+    }
+
+    /** {@code Vec(elements)}: an indexable vector of signals of one type ({@code vec.apply(UInt)} selects). */
+    public static <T extends Data> Vec<T> vec(List<T> elements) {
+        return spinal.core.package$.MODULE$.Vec(Scala.seq(elements), null);
     }
 
     /** {@code in(x)}: marks {@code x} as an input port of the component under construction. */
@@ -219,9 +225,14 @@ public final class Hdl {
         return Mux$.MODULE$.apply(cond, whenTrue, whenFalse);
     }
 
-    /** {@code Cat(parts)}: the first argument lands in the least significant bits, as in SpinalHDL. */
+    /** {@code Cat(a, b, c)}: as in Scala, the first argument is the most significant ({@code a ## b ## c}). */
     public static Bits cat(Data... parts) {
         return Cat$.MODULE$.apply(Scala.seq(List.of(parts)));
+    }
+
+    /** {@code Cat(list)} of a collection: element 0 is the least significant, as for a {@code Vec}'s bits. */
+    public static Bits catLsbFirst(List<? extends Data> parts) {
+        return Cat$.MODULE$.apply((scala.collection.Iterable<Data>) (Object) Scala.seq(List.copyOf(parts)));
     }
 
     /** {@code a ## b}: {@code a} in the most significant bits. */

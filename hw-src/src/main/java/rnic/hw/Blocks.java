@@ -1,0 +1,32 @@
+package rnic.hw;
+
+import java.util.List;
+import java.util.function.Supplier;
+import rnic.hw.crc.Crc32c;
+import rnic.hw.crc.Crc32cConfig;
+import spinal.core.Component;
+
+/**
+ * Every hardware block the project generates, for one data-path width. {@code ./rnic generate} writes each of these;
+ * the naming audit and the lint test walk the same list, so a new block is covered by adding it here.
+ */
+public final class Blocks {
+    private Blocks() {
+    }
+
+    /** A named generator of one top-level block. */
+    public record Block(String name, Supplier<? extends Component> factory) {
+    }
+
+    /** Data-path widths {@code ./rnic generate --width} accepts. */
+    public static final List<Integer> WIDTHS = Crc32cConfig.WIDTHS;
+
+    /** The blocks at data-path width {@code width}. */
+    public static List<Block> at(int width) {
+        if (!WIDTHS.contains(width)) {
+            throw new IllegalArgumentException("unsupported width " + width + "; choose one of " + WIDTHS);
+        }
+        return List.of(
+                new Block("Crc32c", () -> new Crc32c(new Crc32cConfig(width))));
+    }
+}

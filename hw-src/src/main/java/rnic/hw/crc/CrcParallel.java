@@ -1,0 +1,73 @@
+package rnic.hw.crc;
+
+import static rnic.hdl.Hdl.*;
+
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.UInt;
+
+/**
+ * Hardware for one parallel CRC step over a bus beat whose valid octets are {@code 0 … k-1} ({@code k = n - empty},
+ * {@code n} octets per beat).
+ *
+ * <p>Rather than one full matrix per octet count, the data is moved up by {@code empty} octets so the valid octets are
+ * the last ones consumed; zero octets consumed from a zero register leave it zero, so the one shared data matrix
+ * {@code B_n} gives {@code B_k·data}. The register part then needs {@code A_k}, a small {@code width × width} matrix per
+ * octet count: {@code next = A_k·state ⊕ B_n·(data << 8·empty)}. Every output bit is a balanced XOR of a fixed set of
+ * bits, computed at elaboration by {@link CrcMatrix}.
+ */
+public final class CrcParallel {
+    private CrcParallel() {
+    }
+
+    /**
+     * The register after one beat.
+     *
+     * @param state current register ({@code m.width()} bits)
+     * @param data  the beat, octet 0 in bits 7:0
+     * @param empty number of invalid octets at the top of the beat (0 … n); {@code null} means a full beat
+     */
+    public static Bits next(CrcMatrix m, Bits state, Bits data, UInt empty) {
+        int dataWidth = data.getBitsWidth();
+        int octets = dataWidth / 8;
+        int w = m.width();
+        Bits aligned = empty == null ? data : data.$bar$less$less(concat(empty.asBits(), B(0, 3)).asUInt());
+        Bits fromData = apply(m.dataRows(octets), aligned, w);
+        Bits fromState;
+        if (empty == null) {
+            fromState = applyState(m.stateRows(octets), state);
+        } else {
+            List<Bits> candidates = new ArrayList<>();
+            for (int e = 0; e <= octets; e++) {
+                candidates.add(applyState(m.stateRows(octets - e), state));
+            }
+            fromState = vec(candidates).apply(empty.resize(log2Up(octets + 1)));
+        }
+        return xor(fromState, fromData);
+    }
+
+    private static Bits applyState(long[] rows, Bits state) {
+        BigInteger[] big = new BigInteger[rows.length];
+        for (int i = 0; i < rows.length; i++) {
+            big[i] = BigInteger.valueOf(rows[i]);
+        }
+        return apply(big, state, rows.length);
+    }
+
+    /**
+     * {@code out[i] = ^(in & rows[i])}: the XOR of the input bits a row selects. Written as a reduction over a constant
+     * mask, so the Verilog is one line per output bit; synthesis folds the constant AND away and builds a balanced XOR
+     * tree, and Verilator evaluates it as a masked parity of machine words.
+     */
+    private static Bits apply(BigInteger[] rows, Bits in, int outWidth) {
+        int inWidth = in.getBitsWidth();
+        List<Bool> outBits = new ArrayList<>();
+        for (int i = 0; i < outWidth; i++) {
+            outBits.add(and(in, B(rows[i], inWidth)).xorR());
+        }
+        return catLsbFirst(outBits);
+    }
+}

@@ -1,0 +1,69 @@
+package rnic.sim;
+
+import java.util.ArrayDeque;
+import java.util.Objects;
+import java.util.function.BiPredicate;
+import java.util.function.Function;
+
+/**
+ * In-order scoreboard: expected items are queued, actual items must match them in order. {@link Tb} checks at the end
+ * of every simulation that each registered scoreboard is empty, so a test cannot pass with outputs still missing.
+ */
+public final class Scoreboard<T> {
+    private final String name;
+    private final ArrayDeque<T> expected = new ArrayDeque<>();
+    private final BiPredicate<T, T> equal;
+    private final Function<T, String> show;
+    private long matched;
+
+    public Scoreboard(String name) {
+        this(name, Objects::equals, String::valueOf);
+    }
+
+    public Scoreboard(String name, BiPredicate<T, T> equal, Function<T, String> show) {
+        this.name = name;
+        this.equal = equal;
+        this.show = show;
+    }
+
+    /** Queues the next expected item. */
+    public void expect(T item) {
+        expected.add(item);
+    }
+
+    /** Checks an actual item against the oldest expected one. */
+    public void actual(T item) {
+        T want = expected.poll();
+        if (want == null) {
+            throw new AssertionError(name + ": unexpected item " + show.apply(item) + " after " + matched
+                    + " matched");
+        }
+        if (!equal.test(want, item)) {
+            throw new AssertionError(name + ": item #" + matched + " mismatch: expected " + show.apply(want)
+                    + " but got " + show.apply(item));
+        }
+        matched++;
+    }
+
+    /** Items still expected. */
+    public int pending() {
+        return expected.size();
+    }
+
+    /** Items matched so far. */
+    public long matched() {
+        return matched;
+    }
+
+    /** Fails when expected items were never seen. */
+    public void assertEmpty() {
+        if (!expected.isEmpty()) {
+            throw new AssertionError(name + ": " + expected.size() + " expected item(s) never seen, next "
+                    + show.apply(expected.peek()) + " (" + matched + " matched)");
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+}

@@ -1,0 +1,194 @@
+package rnic.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.BooleanSupplier;
+import scala.collection.mutable.ArrayBuffer;
+import spinal.core.BaseType;
+import spinal.core.Bool;
+import spinal.core.ClockDomain;
+import spinal.core.Component;
+import spinal.core.HIGH$;
+import spinal.sim.Signal;
+import spinal.sim.SimRaw;
+
+/**
+ * The testbench context of one simulation run: the clock, reset, signal handles, agents and scoreboards.
+ *
+ * <p>Each {@link #step()} is one clock cycle: every agent's {@link Agent#sample()} with the inputs settled, the rising
+ * edge, every agent's {@link Agent#drive()}, the falling edge. All of it runs on the thread that owns the model with
+ * direct signal accessors; there is no thread hand-off per cycle.
+ */
+public final class Tb<T extends Component> {
+    private final T dut;
+    private final SimRaw raw;
+    private final ArrayBuffer<Signal> signals;
+    private final long seed;
+    private final Random random;
+    private final boolean wave;
+    private final SimSignal clk;
+    private final SimSignal reset;
+    private final boolean resetActiveHigh;
+    private final List<Agent> agentList = new ArrayList<>();
+    private Agent[] agents = new Agent[0];
+    private final List<Scoreboard<?>> scoreboards = new ArrayList<>();
+    private long cycle;
+
+    @SuppressWarnings("unchecked")
+    Tb(T dut, SimRaw raw, long seed, boolean wave) {
+        this.dut = dut;
+        this.raw = raw;
+        this.signals = (ArrayBuffer<Signal>) raw.userData();
+        this.seed = seed;
+        this.random = new Random(seed);
+        this.wave = wave;
+        ClockDomain cd = dut.clockDomain().get();
+        this.clk = signal(topLevel(cd.clock()));
+        this.reset = cd.reset() == null ? null : signal(topLevel(cd.reset()));
+        this.resetActiveHigh = cd.config().resetActiveLevel() == HIGH$.MODULE$;
+        clk.set(0);
+        if (reset != null) {
+            reset.set(!resetActiveHigh);
+        }
+        raw.eval();
+    }
+
+    /** The toplevel port that carries a clock-domain signal (SpinalHDL pulls the domain's signals up to the top). */
+    private BaseType topLevel(Bool bool) {
+        if ((bool.isInput() || bool.isOutput()) && bool.component() != null && bool.component().parent() == null) {
+            return bool;
+        }
+        var pulled = dut.pulledDataCache().get(bool);
+        if (pulled.isEmpty()) {
+            throw new IllegalStateException("clock-domain signal " + bool + " is not a port of " + dut);
+        }
+        return (BaseType) pulled.get();
+    }
+
+    /** The elaborated design under test. */
+    public T dut() {
+        return dut;
+    }
+
+    /** The seed of this run (printed by failing tests so they can be replayed). */
+    public long seed() {
+        return seed;
+    }
+
+    /** A random source derived from the seed. */
+    public Random random() {
+        return random;
+    }
+
+    /** Clock cycles since the start of the run. */
+    public long cycle() {
+        return cycle;
+    }
+
+    /** A handle on a port (or a {@code simPublic()} signal) of the design. */
+    public SimSignal signal(BaseType bt) {
+        if (bt.algoIncremental() != -1 || bt.algoInt() < 0 || bt.algoInt() >= signals.size()) {
+            throw new IllegalArgumentException(bt + " is not accessible in simulation: use a port or call simPublic()");
+        }
+        return new SimSignal(raw, signals.apply(bt.algoInt()), bt.getName());
+    }
+
+    /** Adds an agent; it is called from the next cycle on. */
+    public <A extends Agent> A add(A agent) {
+        agentList.add(agent);
+        agents = agentList.toArray(new Agent[0]);
+        return agent;
+    }
+
+    /** Registers a scoreboard that must be empty at the end of the run. */
+    public <S> Scoreboard<S> add(Scoreboard<S> scoreboard) {
+        scoreboards.add(scoreboard);
+        return scoreboard;
+    }
+
+    /** Holds reset for {@code cycles} cycles, then releases it for one cycle. */
+    public void reset(int cycles) {
+        if (reset == null) {
+            step(cycles);
+            return;
+        }
+        reset.set(resetActiveHigh);
+        raw.eval();
+        step(cycles);
+        reset.set(!resetActiveHigh);
+        raw.eval();
+        step(1);
+    }
+
+    /** One clock cycle. */
+    public void step() {
+        Agent[] a = agents;
+        for (Agent agent : a) {
+            agent.sample();
+        }
+        clk.set(1);
+        raw.eval();
+        if (wave) {
+            raw.sleep(1);
+        }
+        cycle++;
+        for (Agent agent : a) {
+            agent.drive();
+        }
+        clk.set(0);
+        raw.eval();
+        if (wave) {
+            raw.sleep(1);
+        }
+    }
+
+    /** {@code n} clock cycles. */
+    public void step(long n) {
+        for (long i = 0; i < n; i++) {
+            step();
+        }
+    }
+
+    /**
+     * Steps until {@code done} holds (checked after each cycle); fails with {@code what} after {@code maxCycles}.
+     *
+     * @return the cycles it took
+     */
+    public long runUntil(BooleanSupplier done, long maxCycles, String what) {
+        long start = cycle;
+        while (!done.getAsBoolean()) {
+            if (cycle - start >= maxCycles) {
+                throw new AssertionError("timeout after " + maxCycles + " cycles waiting for " + what
+                        + " (seed " + seed + ")");
+            }
+            step();
+        }
+        return cycle - start;
+    }
+
+    /** Steps until no agent is busy and every scoreboard is drained. */
+    public long runUntilIdle(long maxCycles) {
+        return runUntil(this::idle, maxCycles, "agents and scoreboards to drain");
+    }
+
+    private boolean idle() {
+        for (Agent a : agents) {
+            if (a.busy()) {
+                return false;
+            }
+        }
+        for (Scoreboard<?> s : scoreboards) {
+            if (s.pending() != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    void finish() {
+        for (Scoreboard<?> s : scoreboards) {
+            s.assertEmpty();
+        }
+    }
+}
