@@ -43,8 +43,8 @@ public final class Crc32c extends HwComponent {
 
         public Io(Crc32cConfig config) {
             this.config = config;
-            sAxis = field("s_axis", Streams.slaveStream(() -> new AxisBeat(config.dataWidth())));
-            mAxis = field("m_axis", Streams.masterStream(() -> bits(32)));
+            sAxis = field("sAxis", Streams.slaveStream(() -> new AxisBeat(config.dataWidth())));
+            mAxis = field("mAxis", Streams.masterStream(() -> bits(32)));
         }
     }
 
