@@ -8,7 +8,6 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import rnic.hdl.Rtl;
 import rnic.hdl.Scala;
-import scala.runtime.BoxedUnit;
 import spinal.core.Component;
 import spinal.core.sim.SimCompiled;
 import spinal.core.sim.SpinalSimConfig;
@@ -125,8 +124,13 @@ public final class SimModel<T extends Component> {
         }));
     }
 
-    @SuppressWarnings("unused")
-    private static BoxedUnit unit() {
-        return BoxedUnit.UNIT;
+    /**
+     * Runs {@code body} as a plain SpinalSim simulation thread, SpinalSim's own threaded style ({@code forkStimulus},
+     * {@code waitSampling()} per cycle, {@code #=}). It is about an order of magnitude slower than {@link #run} and
+     * exists to measure that difference and for tests that need SpinalSim's thread API.
+     */
+    public void runSpinalThread(String testName, long seed, Consumer<T> body) {
+        int simSeed = (int) (seed ^ (seed >>> 32)) & 0x7FFFFFFF;
+        compiled.doSim(testName, simSeed, Scala.function1(body::accept));
     }
 }

@@ -7,23 +7,32 @@ import spinal.sim.SimRaw;
 /**
  * A direct handle on one signal of a Verilator model, resolved once so that each access is a single JNI call.
  *
- * <p>Writes remember the last value and skip the call when it is unchanged. Values up to 63 bits travel as
- * {@code long}; wider ones as little-endian octet arrays (octet 0 = bits 7:0, as on an AXI-Stream {@code tdata}).
- * Only use it inside {@link Tb} callbacks: the model must be driven from the thread that created it.
+ * <p>Writes remember the last value and skip the call when it is unchanged. Values up to 64 bits travel as
+ * {@code long} (taken as unsigned); wider ones as little-endian octet arrays (octet 0 = bits 7:0, as on an AXI-Stream
+ * {@code tdata}) or {@link BigInteger}. Only use it inside {@link Tb} callbacks: the model must be driven from the
+ * thread that created it.
  */
 public final class SimSignal {
     private final SimRaw raw;
+    private final NativeModel model;
     private final Signal signal;
+    private final int id;
     private final String name;
     private final int width;
-    private long lastLong = Long.MIN_VALUE;
+    private final long mask;
+    private final byte[] scratch;
+    private long lastLong;
     private boolean lastValid;
 
-    SimSignal(SimRaw raw, Signal signal, String name) {
+    SimSignal(SimRaw raw, NativeModel model, Signal signal, String name) {
         this.raw = raw;
+        this.model = model;
         this.signal = signal;
+        this.id = signal.id();
         this.name = name;
         this.width = signal.dataType().width();
+        this.mask = width >= 64 ? -1L : (1L << width) - 1;
+        this.scratch = width > 64 ? new byte[(width + 31) / 32 * 4 + 1] : null;
     }
 
     public String name() {
@@ -34,25 +43,31 @@ public final class SimSignal {
         return width;
     }
 
-    /** Reads a signal of at most 63 bits. */
+    /** Reads a signal of at most 64 bits (a 64-bit value comes back as the signed long with the same bits). */
     public long get() {
-        return raw.getLong(signal);
+        if (width > 64) {
+            throw new IllegalStateException(name + " has " + width + " bits: use getOctets() or getBig()");
+        }
+        return model != null ? model.jni.getU64_mem(model.handle, id, 0) : raw.getBigInt(signal).longValue();
     }
 
     /** Reads a one-bit signal. */
     public boolean getBool() {
-        return raw.getLong(signal) != 0;
+        return get() != 0;
     }
 
-    /** Writes a signal of at most 64 bits ({@code value} taken as unsigned). */
+    /** Writes a signal of at most 64 bits; {@code value} is taken as unsigned and must fit the width. */
     public void set(long value) {
         if (lastValid && value == lastLong) {
             return;
         }
-        if (value < 0) {
-            raw.setBigInt(signal, scala.math.BigInt.apply(new BigInteger(Long.toUnsignedString(value))));
+        if (width > 64 || (width < 64 && (value & ~mask) != 0)) {
+            throw new IllegalArgumentException(String.format("0x%x does not fit %s", value, this));
+        }
+        if (model != null) {
+            model.jni.setU64_mem(model.handle, id, value, 0);
         } else {
-            raw.setLong(signal, value);
+            raw.setBigInt(signal, scala.math.BigInt.apply(new BigInteger(Long.toUnsignedString(value))));
         }
         lastLong = value;
         lastValid = true;
@@ -65,22 +80,31 @@ public final class SimSignal {
 
     /** Reads any width as a non-negative integer. */
     public BigInteger getBig() {
+        if (width <= 64) {
+            return new BigInteger(Long.toUnsignedString(get()));
+        }
         return raw.getBigInt(signal).bigInteger();
     }
 
     /** Writes any width from a non-negative integer. */
     public void setBig(BigInteger value) {
-        lastValid = false;
-        if (width < 64) {
-            set(value.longValueExact());
+        if (value.signum() < 0 || value.bitLength() > width) {
+            throw new IllegalArgumentException(value.toString(16) + " does not fit " + this);
+        }
+        if (width <= 64) {
+            set(value.longValue());
         } else {
+            lastValid = false;
             raw.setBigInt(signal, scala.math.BigInt.apply(value));
         }
     }
 
-    /** Writes the signal from little-endian octets ({@code octets[0]} into bits 7:0); missing octets are zero. */
+    /** Writes the signal from little-endian octets ({@code octets[off]} into bits 7:0); missing octets are zero. */
     public void setOctets(byte[] octets, int off, int len) {
-        if (width <= 63) {
+        if (len * 8 > ((width + 7) & ~7)) {
+            throw new IllegalArgumentException(len + " octets do not fit " + this);
+        }
+        if (width <= 64) {
             long v = 0;
             for (int i = len - 1; i >= 0; i--) {
                 v = (v << 8) | (octets[off + i] & 0xFF);
@@ -88,18 +112,28 @@ public final class SimSignal {
             set(v);
             return;
         }
-        byte[] be = new byte[len + 1]; // leading zero keeps BigInteger non-negative
-        for (int i = 0; i < len; i++) {
-            be[len - i] = octets[off + i];
+        lastValid = false;
+        if (model == null) {
+            byte[] be = new byte[len + 1];
+            for (int i = 0; i < len; i++) {
+                be[len - i] = octets[off + i];
+            }
+            raw.setBigInt(signal, scala.math.BigInt.apply(new BigInteger(be)));
+            return;
         }
-        setBig(new BigInteger(be));
+        // setAU8 takes big-endian octets: the last array element lands in bits 7:0.
+        int n = scratch.length - 1;
+        for (int i = 0; i < n; i++) {
+            scratch[n - 1 - i] = i < len ? octets[off + i] : 0;
+        }
+        model.jni.setAU8_mem(model.handle, id, scratch, n, 0);
     }
 
-    /** Reads the signal as {@code width/8} little-endian octets. */
+    /** Reads the signal as {@code ceil(width/8)} little-endian octets. */
     public byte[] getOctets() {
         int n = (width + 7) / 8;
         byte[] out = new byte[n];
-        if (width <= 63) {
+        if (width <= 64) {
             long v = get();
             for (int i = 0; i < n; i++) {
                 out[i] = (byte) (v >>> (8 * i));

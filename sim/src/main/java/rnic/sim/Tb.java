@@ -23,6 +23,7 @@ import spinal.sim.SimRaw;
 public final class Tb<T extends Component> {
     private final T dut;
     private final SimRaw raw;
+    private final NativeModel model;
     private final ArrayBuffer<Signal> signals;
     private final long seed;
     private final Random random;
@@ -39,6 +40,7 @@ public final class Tb<T extends Component> {
     Tb(T dut, SimRaw raw, long seed, boolean wave) {
         this.dut = dut;
         this.raw = raw;
+        this.model = NativeModel.of(raw);
         this.signals = (ArrayBuffer<Signal>) raw.userData();
         this.seed = seed;
         this.random = new Random(seed);
@@ -91,7 +93,7 @@ public final class Tb<T extends Component> {
         if (bt.algoIncremental() != -1 || bt.algoInt() < 0 || bt.algoInt() >= signals.size()) {
             throw new IllegalArgumentException(bt + " is not accessible in simulation: use a port or call simPublic()");
         }
-        return new SimSignal(raw, signals.apply(bt.algoInt()), bt.getName());
+        return new SimSignal(raw, model, signals.apply(bt.algoInt()), bt.getName());
     }
 
     /** Adds an agent; it is called from the next cycle on. */
@@ -121,6 +123,14 @@ public final class Tb<T extends Component> {
         step(1);
     }
 
+    private void eval() {
+        if (model != null) {
+            model.eval();
+        } else {
+            raw.eval();
+        }
+    }
+
     /** One clock cycle. */
     public void step() {
         Agent[] a = agents;
@@ -128,7 +138,7 @@ public final class Tb<T extends Component> {
             agent.sample();
         }
         clk.set(1);
-        raw.eval();
+        eval();
         if (wave) {
             raw.sleep(1);
         }
@@ -137,7 +147,7 @@ public final class Tb<T extends Component> {
             agent.drive();
         }
         clk.set(0);
-        raw.eval();
+        eval();
         if (wave) {
             raw.sleep(1);
         }

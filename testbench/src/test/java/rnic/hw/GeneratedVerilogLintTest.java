@@ -1,0 +1,39 @@
+package rnic.hw;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every block {@code ./rnic generate} writes, at every width, passes {@code verilator --lint-only -Wall} with no
+ * warning, and the file list names exactly the files written.
+ */
+class GeneratedVerilogLintTest {
+
+    static List<Integer> widths() {
+        return Blocks.WIDTHS;
+    }
+
+    @ParameterizedTest(name = "W={0}")
+    @MethodSource("widths")
+    void generatedVerilogLintsClean(int w) throws Exception {
+        File out = new File("target/lint/w" + w);
+        List<String> files = Generate.generate(w, out);
+        assertEquals(files, Files.readAllLines(new File(out, "rtl.f").toPath()));
+        for (String f : files) {
+            List<String> cmd = new ArrayList<>(List.of("verilator", "--lint-only", "-Wall", f));
+            Process p = new ProcessBuilder(cmd).directory(out).redirectErrorStream(true).start();
+            String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int rc = p.waitFor();
+            assertEquals(0, rc, "verilator --lint-only -Wall " + f + " failed:\n" + log);
+            assertTrue(log.isBlank(), "verilator --lint-only -Wall " + f + " warned:\n" + log);
+        }
+    }
+}
