@@ -159,10 +159,9 @@ class Crc32cTest {
     @MethodSource("widths")
     void conformanceVectors(int w) {
         model(w).run("vectors", 1, tb -> {
-            Scoreboard<Long> sb = tb.add(new Scoreboard<>("crc W=" + w));
-            AxisSource src = tb.add(AxisSource.on(tb, tb.dut().io.sAxis, Pacer.always()));
-            sink(tb, Pacer.always(), sb);
-            tb.reset(4);
+            Bench b = bench(tb, "crc W=" + w, Pacer.always(), Pacer.always());
+            AxisSource src = b.src;
+            Scoreboard<Long> sb = b.sb;
             for (Vector v : conformanceVectors()) {
                 src.send(v.data);
                 sb.expect(v.crc);
@@ -191,10 +190,9 @@ class Crc32cTest {
                 Random rng = tb.random();
                 Pacer in = runIndex == 0 ? Pacer.always() : Pacer.randomMix(rng);
                 Pacer out = runIndex == 0 ? Pacer.always() : Pacer.randomMix(rng);
-                Scoreboard<Long> sb = tb.add(new Scoreboard<>("crc W=" + w + " seed=" + seed));
-                AxisSource src = tb.add(AxisSource.on(tb, tb.dut().io.sAxis, in));
-                sink(tb, out, sb);
-                tb.reset(4);
+                Bench b = bench(tb, "crc W=" + w + " seed=" + seed, in, out);
+                AxisSource src = b.src;
+                Scoreboard<Long> sb = b.sb;
                 int octets = w / 8;
                 for (int i = 0; i < messages; i++) {
                     byte[] m = new byte[size(rng, octets)];
@@ -215,10 +213,9 @@ class Crc32cTest {
     @MethodSource("widths")
     void acceptsOneBeatPerCycle(int w) {
         model(w).run("throughput", 7, tb -> {
-            Scoreboard<Long> sb = tb.add(new Scoreboard<>("crc"));
-            AxisSource src = tb.add(AxisSource.on(tb, tb.dut().io.sAxis, Pacer.always()));
-            sink(tb, Pacer.always(), sb);
-            tb.reset(4);
+            Bench b = bench(tb, "crc", Pacer.always(), Pacer.always());
+            AxisSource src = b.src;
+            Scoreboard<Long> sb = b.sb;
             Random rng = tb.random();
             long beats = 0;
             for (int i = 0; i < 200; i++) {
@@ -242,10 +239,9 @@ class Crc32cTest {
     @MethodSource("widths")
     void emptyLastBeat(int w) {
         model(w).run("empty", 3, tb -> {
-            Scoreboard<Long> sb = tb.add(new Scoreboard<>("crc"));
-            AxisSource src = tb.add(AxisSource.on(tb, tb.dut().io.sAxis, Pacer.always()));
-            sink(tb, Pacer.always(), sb);
-            tb.reset(4);
+            Bench b = bench(tb, "crc", Pacer.always(), Pacer.always());
+            AxisSource src = b.src;
+            Scoreboard<Long> sb = b.sb;
             src.send(new byte[0]);
             sb.expect(0L);
             src.send("123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
@@ -267,10 +263,18 @@ class Crc32cTest {
         return 1 + rng.nextInt(MAX_MESSAGE);
     }
 
-    private static void sink(Tb<Crc32c> tb, Pacer pacer, Scoreboard<Long> sb) {
+    /** A message source on s_axis, a result sink on m_axis feeding a scoreboard; the design out of reset. */
+    record Bench(AxisSource src, Scoreboard<Long> sb) {
+    }
+
+    static Bench bench(Tb<Crc32c> tb, String name, Pacer in, Pacer out) {
+        Scoreboard<Long> sb = tb.add(new Scoreboard<>(name));
+        AxisSource src = tb.add(AxisSource.on(tb, tb.dut().io.sAxis, in));
         var m = tb.dut().io.mAxis;
         var data = tb.signal((spinal.core.BaseType) m.payload());
-        tb.add(new StreamSink<Long>("m_axis", tb.signal(m.valid()), tb.signal(m.ready()), data::get, pacer,
+        tb.add(new StreamSink<Long>("m_axis", tb.signal(m.valid()), tb.signal(m.ready()), data::get, out,
                 sb::actual));
+        tb.reset(4);
+        return new Bench(src, sb);
     }
 }
