@@ -9,7 +9,6 @@ import spinal.core.Component;
 import spinal.core.SpinalConfig;
 import spinal.core.SpinalConfig$;
 import spinal.core.SpinalReport;
-import spinal.core.Verilog$;
 
 /**
  * The one entry point that elaborates a Java component and writes its Verilog.
@@ -37,9 +36,7 @@ public final class Rtl {
 
     /** Elaborates {@code top} with {@code cfg} and writes Verilog. */
     public static <T extends Component> SpinalReport<T> generate(SpinalConfig cfg, Supplier<T> top) {
-        SpinalConfig verilog = cfg.copy$default$1() == Verilog$.MODULE$ ? cfg : withMode(cfg);
-        SpinalReport<T> report = verilog.generateVerilog(Scala.byName(() -> elaborate(top)));
-        return report;
+        return cfg.generateVerilog(Scala.byName(() -> elaborate(top)));
     }
 
     /**
@@ -59,10 +56,6 @@ public final class Rtl {
             throw new IllegalStateException("components created with new instead of child(...): " + bad);
         }
         return t;
-    }
-
-    private static SpinalConfig withMode(SpinalConfig cfg) {
-        return cfg; // generateVerilog sets the mode itself
     }
 
     private static SpinalConfig defaultConfig() {
