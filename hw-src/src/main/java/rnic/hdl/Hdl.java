@@ -235,6 +235,16 @@ public final class Hdl {
         return Cat$.MODULE$.apply((scala.collection.Iterable<Data>) (Object) Scala.seq(List.copyOf(parts)));
     }
 
+    /** {@code x(hi downto lo)}. */
+    public static Bits range(Bits x, int hi, int lo) {
+        return x.apply(lo, new BitCount(hi - lo + 1));
+    }
+
+    /** {@code x(hi downto lo)}. */
+    public static UInt range(UInt x, int hi, int lo) {
+        return x.apply(lo, new BitCount(hi - lo + 1));
+    }
+
     /** {@code a ## b}: {@code a} in the most significant bits. */
     public static Bits concat(Bits high, Bits low) {
         return high.$hash$hash(low);

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
+import rnic.hw.mpa.WordPacker;
 import spinal.core.Component;
 
 /**
@@ -26,7 +27,12 @@ public final class Blocks {
         if (!WIDTHS.contains(width)) {
             throw new IllegalArgumentException("unsupported width " + width + "; choose one of " + WIDTHS);
         }
-        return List.of(
-                new Block("Crc32c", () -> new Crc32c(new Crc32cConfig(width))));
+        List<Block> blocks = new java.util.ArrayList<>();
+        blocks.add(new Block("Crc32c", () -> new Crc32c(new Crc32cConfig(width))));
+        if (width >= 32) {
+            // The MPA transmitter's packer geometry: a beat plus a Marker and a CRC word in, a beat out.
+            blocks.add(new Block("WordPacker", () -> new WordPacker(width / 32 + 2, width / 32)));
+        }
+        return List.copyOf(blocks);
     }
 }
