@@ -166,6 +166,21 @@ public final class Hdl {
         return a.$less(b);
     }
 
+    /** {@code a <= b}. */
+    public static Bool le(UInt a, UInt b) {
+        return a.$less$eq(b);
+    }
+
+    /** {@code a > b}. */
+    public static Bool gt(UInt a, UInt b) {
+        return a.$greater(b);
+    }
+
+    /** {@code a >= b}. */
+    public static Bool ge(UInt a, UInt b) {
+        return a.$greater$eq(b);
+    }
+
     /** {@code a & b}. */
     public static Bool and(Bool a, Bool b) {
         return a.$amp$amp(b);
@@ -243,6 +258,16 @@ public final class Hdl {
     /** {@code x(hi downto lo)}. */
     public static UInt range(UInt x, int hi, int lo) {
         return x.apply(lo, new BitCount(hi - lo + 1));
+    }
+
+    /** {@code x << n} widened by {@code n} bits, written as a concatenation so the Verilog widths match. */
+    public static UInt shl(UInt x, int n) {
+        return concat(x.asBits(), B(0, n)).asUInt();
+    }
+
+    /** {@code x >> n} narrowed by {@code n} bits, written as a slice so the Verilog widths match. */
+    public static UInt shr(UInt x, int n) {
+        return range(x, x.getBitsWidth() - 1, n);
     }
 
     /** {@code a ## b}: {@code a} in the most significant bits. */

@@ -21,12 +21,48 @@ public final class Rtl {
     private Rtl() {
     }
 
-    /** SpinalHDL's default configuration, writing into {@code targetDirectory}. */
+    /**
+     * SpinalHDL's default configuration, writing into {@code targetDirectory}, one file per module (so each file's
+     * name matches its module, as {@code verilator -Wall} wants, and the file list names every module).
+     */
     public static SpinalConfig config(File targetDirectory) {
-        SpinalConfig cfg = defaultConfig();
+        SpinalConfig cfg = withOneFilePerComponent(defaultConfig());
         targetDirectory.mkdirs();
         cfg.targetDirectory_$eq(targetDirectory.getPath());
         return cfg;
+    }
+
+    /** The Verilog files a generation wrote, in SpinalHDL's order. */
+    public static List<String> generatedFiles(SpinalReport<?> report) {
+        return Scala.list(report.generatedSourcesPaths());
+    }
+
+    /**
+     * {@code cfg.copy(oneFilePerComponent = true)}. {@code oneFilePerComponent} is a constructor-only field, the 9th
+     * of SpinalHDL 1.14.2's {@code SpinalConfig}; the copy is made through {@code copy(...)} with every other argument
+     * read back from {@code copy$default$N}, and the 9th checked to be that boolean.
+     */
+    private static SpinalConfig withOneFilePerComponent(SpinalConfig cfg) {
+        try {
+            Method copy = null;
+            for (Method m : SpinalConfig.class.getMethods()) {
+                if (m.getName().equals("copy")) {
+                    copy = m;
+                }
+            }
+            if (copy == null || copy.getParameterTypes()[8] != boolean.class
+                    || cfg.oneFilePerComponent() != (boolean) SpinalConfig.class.getMethod("copy$default$9").invoke(cfg)) {
+                throw new IllegalStateException("SpinalConfig.copy has an unexpected shape");
+            }
+            Object[] args = new Object[copy.getParameterCount()];
+            for (int i = 0; i < args.length; i++) {
+                args[i] = SpinalConfig.class.getMethod("copy$default$" + (i + 1)).invoke(cfg);
+            }
+            args[8] = Boolean.TRUE;
+            return (SpinalConfig) copy.invoke(cfg, args);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot set oneFilePerComponent: " + e, e);
+        }
     }
 
     /** Elaborates {@code top} and writes {@code <Module>.v} into {@code targetDirectory}. */

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
-import rnic.hw.mpa.WordPacker;
+import rnic.hw.mpa.MpaTxFramer;
 import spinal.core.Component;
 
 /**
@@ -30,8 +30,7 @@ public final class Blocks {
         List<Block> blocks = new java.util.ArrayList<>();
         blocks.add(new Block("Crc32c", () -> new Crc32c(new Crc32cConfig(width))));
         if (width >= 32) {
-            // The MPA transmitter's packer geometry: a beat plus a Marker and a CRC word in, a beat out.
-            blocks.add(new Block("WordPacker", () -> new WordPacker(width / 32 + 2, width / 32)));
+            blocks.add(new Block("MpaTxFramer", () -> new MpaTxFramer(width)));
         }
         return List.copyOf(blocks);
     }

@@ -37,17 +37,20 @@ public final class Generate {
     /** Generates every block at {@code width} into {@code out}; returns the Verilog file names. */
     public static List<String> generate(int width, File out) throws IOException {
         out.mkdirs();
-        List<String> files = new ArrayList<>();
+        java.util.LinkedHashSet<String> files = new java.util.LinkedHashSet<>();
         for (Blocks.Block b : Blocks.at(width)) {
             SpinalReport<?> report = Rtl.generate(out, b.factory());
-            String file = report.toplevelName() + ".v";
-            if (!new File(out, file).isFile()) {
-                throw new IOException("SpinalHDL did not write " + file);
+            for (String path : Rtl.generatedFiles(report)) {
+                String file = new File(path).getName();
+                if (!new File(out, file).isFile()) {
+                    throw new IOException("SpinalHDL did not write " + file);
+                }
+                files.add(file);
             }
-            files.add(file);
         }
-        Files.write(new File(out, "rtl.f").toPath(), files);
-        return files;
+        List<String> list = new ArrayList<>(files);
+        Files.write(new File(out, "rtl.f").toPath(), list);
+        return list;
     }
 
     private static String value(String[] args, int i, String flag) {

@@ -40,9 +40,25 @@ public final class Scoreboard<T> {
         }
         if (!equal.test(want, item)) {
             throw new AssertionError(name + ": item #" + matched + " mismatch: expected " + show.apply(want)
-                    + " but got " + show.apply(item));
+                    + " but got " + show.apply(item) + firstDifference(want, item));
         }
         matched++;
+    }
+
+    /** For octet arrays, where they first differ and the octets around it. */
+    private static String firstDifference(Object want, Object got) {
+        if (!(want instanceof byte[] a) || !(got instanceof byte[] b)) {
+            return "";
+        }
+        int i = java.util.Arrays.mismatch(a, b);
+        if (i < 0) {
+            return "";
+        }
+        int from = Math.max(0, i - 8);
+        java.util.HexFormat hex = java.util.HexFormat.ofDelimiter(" ");
+        return "; first difference at octet " + i + ": expected ["
+                + hex.formatHex(a, from, Math.min(a.length, i + 8)) + "] got ["
+                + hex.formatHex(b, from, Math.min(b.length, i + 8)) + "] (from octet " + from + ")";
     }
 
     /** Items still expected. */
