@@ -63,8 +63,8 @@ public final class Crc32c extends HwComponent {
     public Crc32c(Crc32cConfig config) {
         this.config = config;
         CrcMatrix matrix = new CrcMatrix(CrcMatrix.CRC32C);
+        noIoPrefix(); // before io(...): the bundle is then named "" and its ports carry no io_ prefix
         io = io(new Io(config));
-        noIoPrefix();
         Streams.axisNames(io.sAxis, "s_axis");
         Streams.axisNames(io.mAxis, "m_axis");
         setDefinitionName("Crc32c", true);

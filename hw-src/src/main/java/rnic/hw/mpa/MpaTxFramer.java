@@ -55,7 +55,10 @@ public final class MpaTxFramer extends HwComponent {
 
     public MpaTxFramer(int dataWidth) {
         int words = dataWidth / 32;
+        noIoPrefix(); // before io(...): the bundle is then named "" and its ports carry no io_ prefix
         io = io(new Io(dataWidth));
+        Streams.axisNames(io.ulpdu, "ulpdu");
+        Streams.axisNames(io.tcp, "tcp");
         prefix = child("prefix", () -> new MpaTxPrefix(dataWidth));
         splice = child("splice", () -> new MpaTxSplice(words));
         packer = child("packer", () -> new WordPacker(words + 2, words));
