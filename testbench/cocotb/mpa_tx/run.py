@@ -17,6 +17,10 @@ HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parents[2]  # /work/main (testbench/cocotb/mpa_tx -> project root)
 WIDTHS = (32, 64, 128, 256, 512)
 TOP = "MpaTxFramer"
+# ULPDUs per random test.  Icarus spends ~10 ms per busy cycle on the W=512 netlist (the
+# CRC and Marker splice are ~40k lines of generated Verilog), ~0.25 ms at W=32; these keep
+# one width at roughly 60-80 s on a 2-core machine.  --num overrides.
+DEFAULT_NUM = {32: 240, 64: 300, 128: 300, 256: 200, 512: 50}
 
 
 def read_rtl_list(path: Path):
@@ -38,7 +42,9 @@ def main() -> int:
                     help="build/run directory (default: testbench/target/cocotb/mpa_tx-w<W>)")
     ap.add_argument("--seed", type=int, default=None, help="cocotb random seed (default: time-based)")
     ap.add_argument("--testcase", default=None, help="run only these cocotb test(s), comma-separated")
-    ap.add_argument("--num", type=int, default=300, help="ULPDUs per random test (default 300)")
+    ap.add_argument("--num", type=int, default=None,
+                    help="ULPDUs per random test (default by width: " +
+                         ", ".join(f"W={w}: {n}" for w, n in DEFAULT_NUM.items()) + ")")
     ap.add_argument("--corrupt", action="store_true",
                     help="corrupt every test's expectation: every test must then FAIL (checks the checks)")
     ap.add_argument("--waves", action="store_true", help="dump an FST waveform into the build dir")
@@ -68,7 +74,7 @@ def main() -> int:
     sys.path.insert(0, str(HERE))  # runner exports sys.path as the simulator's PYTHONPATH
     env = {
         "MPA_TX_WIDTH": str(args.width),
-        "MPA_TX_NUM": str(args.num),
+        "MPA_TX_NUM": str(args.num if args.num is not None else DEFAULT_NUM[args.width]),
         "MPA_TX_CORRUPT": "1" if args.corrupt else "0",
     }
 

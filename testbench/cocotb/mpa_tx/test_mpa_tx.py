@@ -403,8 +403,7 @@ async def test_marker_edges(dut):
     await tb.configure_and_reset(True, True, 1460)
     rng = tb.rng
     mp = tb.mulpdu
-    count = max(60, NUM // 3)
-    kinds = []
+    count = max(40, NUM // 3)
     for i in range(count):
         kind = rng.choice(("between", "between", "before_crc", "before_crc", "random", "short"))
         off = tb.model.offset
@@ -423,11 +422,12 @@ async def test_marker_edges(dut):
             assert tb.model.offset % 512 == 0, "steering failed (between)"
         if kind == "before_crc":
             assert tb.model.markers_before_crc == before[0] + 1, "steering failed (before CRC)"
-        kinds.append(kind)
     md = tb.model
     dut._log.info("marker edges: %d FPDUs; Markers leading %d, inside %d, before CRC %d",
                   count, md.markers_leading, md.markers_inside, md.markers_before_crc)
-    assert md.markers_leading >= 10 and md.markers_before_crc >= 10 and md.markers_inside >= 10
+    want = max(3, count // 8)  # expected about count/3, count/3 and count/4
+    assert min(md.markers_leading, md.markers_before_crc, md.markers_inside) >= want, \
+        f"steering produced too few Marker cases (want >= {want} of each)"
     tb.source.set_pause_generator(pause_gen(rng, (0.0, 0.3)))
     tb.sink.set_pause_generator(pause_gen(rng, (0.0, 0.3, 0.7)))
     got = await tb.collect(count, 200)
