@@ -10,28 +10,18 @@ The last line printed is ``mpa_tx W=<W>: N passed, M failed``.
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PROJECT = HERE.parents[2]  # /work/main (testbench/cocotb/mpa_tx -> project root)
+sys.path.insert(0, str(HERE.parent))
+import rnic_runner  # noqa: E402  (testbench/cocotb/rnic_runner.py)
+
 WIDTHS = (32, 64, 128, 256, 512)
 TOP = "MpaTxFramer"
 # ULPDUs per random test.  Icarus spends ~10 ms per busy cycle on the W=512 netlist (the
 # CRC and Marker splice are ~40k lines of generated Verilog), ~0.25 ms at W=32; these keep
 # one width at roughly 60-80 s on a 2-core machine.  --num overrides.
 DEFAULT_NUM = {32: 240, 64: 300, 128: 300, 256: 200, 512: 50}
-
-
-def read_rtl_list(path: Path):
-    """Verilog files named in an rtl.f (one per line, relative to the .f file)."""
-    out = []
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith(("#", "//")):
-            p = Path(line)
-            out.append(p if p.is_absolute() else path.parent / p)
-    return out
 
 
 def main() -> int:
@@ -54,57 +44,21 @@ def main() -> int:
     if not rtl_f.is_file():
         print(f"run.py: no rtl.f in {args.rtl_dir}", file=sys.stderr)
         return 2
-    sources = read_rtl_list(rtl_f)
+    sources = rnic_runner.read_rtl_list(rtl_f)
     missing = [str(s) for s in sources if not s.is_file()]
     if missing or not any(s.name == f"{TOP}.v" for s in sources):
         print(f"run.py: rtl.f lists missing files {missing} or no {TOP}.v", file=sys.stderr)
         return 2
-    build = (args.build or PROJECT / "testbench" / "target" / "cocotb" / f"mpa_tx-w{args.width}").resolve()
-    build.mkdir(parents=True, exist_ok=True)
-    results = build / "results.xml"
-    results.unlink(missing_ok=True)
-
-    # cocotb 2.x ships the runner as cocotb_tools.runner (cocotb 1.x: cocotb.runner)
-    try:
-        from cocotb_tools.runner import get_runner
-        from cocotb_tools.check_results import get_results
-    except ImportError:  # pragma: no cover - cocotb 1.x fallback
-        from cocotb.runner import get_runner, get_results
-
-    sys.path.insert(0, str(HERE))  # runner exports sys.path as the simulator's PYTHONPATH
     env = {
         "MPA_TX_WIDTH": str(args.width),
         "MPA_TX_NUM": str(args.num if args.num is not None else DEFAULT_NUM[args.width]),
         "MPA_TX_CORRUPT": "1" if args.corrupt else "0",
     }
-
-    t0 = time.monotonic()
-    runner = get_runner("icarus")
-    passed = failed = 0
-    try:
-        # The generated files carry `timescale 1ns/1ps themselves; the timescale argument
-        # only adds a +timescale default for files without one.
-        runner.build(sources=sources, hdl_toplevel=TOP, build_dir=build,
-                     timescale=("1ns", "1ps"), waves=args.waves, always=True)
-        runner.test(test_module="test_mpa_tx", hdl_toplevel=TOP, build_dir=build,
-                    test_dir=build, results_xml=str(results), extra_env=env,
-                    seed=args.seed, testcase=args.testcase, waves=args.waves)
-    except SystemExit as e:  # the runner sys.exit()s when the simulator fails
-        print(f"run.py: simulator exited with {e.code}", file=sys.stderr)
-    except Exception as e:  # build errors etc.
-        print(f"run.py: {type(e).__name__}: {e}", file=sys.stderr)
-    try:
-        total, failed = get_results(results)
-        passed = total - failed
-    except RuntimeError as e:
-        print(f"run.py: {e}", file=sys.stderr)
-        failed = max(failed, 1)
-    if passed == 0 and failed == 0:  # no test ran at all: that is a failure too
-        failed = 1
-    print(f"(build dir {build}, {time.monotonic() - t0:.1f} s{', CORRUPTED expectations' if args.corrupt else ''})")
-    print(f"mpa_tx W={args.width}: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
-
+    return rnic_runner.run(name="mpa_tx", width=args.width, sources=sources, toplevel=TOP, test_dir=HERE,
+                           test_module="test_mpa_tx", env=env,
+                           build=args.build or rnic_runner.default_build("mpa_tx", args.width),
+                           seed=args.seed, testcase=args.testcase, waves=args.waves,
+                           note=", CORRUPTED expectations" if args.corrupt else "")
 
 if __name__ == "__main__":
     sys.exit(main())
