@@ -275,23 +275,6 @@ public final class Hdl {
         return high.$hash$hash(low);
     }
 
-    /** The XOR of all given bits; {@code False} for none. */
-    public static Bool xorAll(List<Bool> terms) {
-        if (terms.isEmpty()) {
-            return False();
-        }
-        // A balanced tree keeps the expression shallow for simulators; synthesis maps it to LUTs either way.
-        return xorTree(terms, 0, terms.size());
-    }
-
-    private static Bool xorTree(List<Bool> terms, int from, int to) {
-        if (to - from == 1) {
-            return terms.get(from);
-        }
-        int mid = (from + to) >>> 1;
-        return xorTree(terms, from, mid).$up(xorTree(terms, mid, to));
-    }
-
     // ------------------------------------------------------------------------------------------ control flow
 
     /** {@code when(cond) { body }}; chain {@link When#elseWhen} and {@link When#otherwise}. */

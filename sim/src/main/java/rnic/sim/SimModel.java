@@ -47,11 +47,6 @@ public final class SimModel<T extends Component> {
         return (SimModel<T>) CACHE.computeIfAbsent(key, k -> compile(k, factory));
     }
 
-    /** Number of models compiled in this JVM so far. */
-    public static int compiledCount() {
-        return CACHE.size();
-    }
-
     private static synchronized <T extends Component> SimModel<T> compile(String key, Supplier<T> factory) {
         optimiseModelMake();
         String waveMode = System.getProperty("rnic.wave", "false").toLowerCase();

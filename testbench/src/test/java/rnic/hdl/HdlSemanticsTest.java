@@ -15,7 +15,8 @@ import spinal.core.UInt;
 /**
  * The facade's vocabulary checked by simulation against a Java model of what each construct must mean: operator
  * results, {@code cat} (first argument most significant) vs {@code catLsbFirst}, {@code mux}, the priority of
- * {@code when/elseWhen/otherwise}, {@code switchOn} with multi-key cases and default, and a register with reset value.
+ * {@code when/elseWhen/otherwise}, {@code switchOn} with multi-key cases and default, a register with reset value,
+ * {@code regNext} and {@code combInit}.
  */
 class HdlSemanticsTest {
 
@@ -39,6 +40,8 @@ class HdlSemanticsTest {
             public final Bool same = field("same", out(bool()));
             public final Bits logic = field("logic", out(bits(4)));
             public final UInt count = field("count", out(uint(8)));
+            public final UInt delayed = field("delayed", out(uint(8)));
+            public final UInt defaulted = field("defaulted", out(uint(8)));
         }
 
         public final Io io = io(new Io());
@@ -62,6 +65,11 @@ class HdlSemanticsTest {
             set(io.logic, xor(and(io.a, io.b), or(io.a, not(io.b))));
             when(io.c, () -> set(counter, add(counter, U(1, 8))));
             set(io.count, counter);
+            set(io.delayed, regNext(counter)); // the counter one cycle late
+            // combInit: starts as y, overridden when c is set.
+            UInt d = combInit(io.y);
+            when(io.c, () -> set(d, io.x));
+            set(io.defaulted, d);
         }
     }
 
@@ -107,8 +115,11 @@ class HdlSemanticsTest {
                 assertEquals(xv == yv ? 1 : 0, tb.signal(io.same).get(), "eq");
                 assertEquals(((av & bv) ^ (av | (~bv & 15))) & 15, tb.signal(io.logic).get(), "and/or/xor/not");
                 // The register samples the inputs applied before this step's rising edge.
+                long countBefore = expectedCount;
                 expectedCount = cv ? (expectedCount + 1) & 255 : expectedCount;
                 assertEquals(expectedCount, tb.signal(io.count).get(), "counter " + at);
+                assertEquals(countBefore, tb.signal(io.delayed).get(), "regNext(counter): its value before the edge");
+                assertEquals(cv ? xv : yv, tb.signal(io.defaulted).get(), "combInit overridden in when");
             }
         });
     }
