@@ -200,6 +200,15 @@ public final class Hdl {
         return a.$bar$bar(b);
     }
 
+    /** {@code a | b | ...}. */
+    public static Bool or(Bool a, Bool b, Bool... more) {
+        Bool r = a.$bar$bar(b);
+        for (Bool m : more) {
+            r = r.$bar$bar(m);
+        }
+        return r;
+    }
+
     /** {@code a ^ b}. */
     public static Bool xor(Bool a, Bool b) {
         return a.$up(b);

@@ -46,7 +46,7 @@ public final class Streams {
 
     /** {@code source.m2sPipe()}: registers valid and payload (one cycle of latency, full throughput). */
     public static <T extends Data> Stream<T> m2sPipe(Stream<T> source) {
-        return source.m2sPipe(false, false, null, false, false, null);
+        return source.m2sPipe(false, false, null, false, false, () -> null); // no reset value for the payload
     }
 
     /**

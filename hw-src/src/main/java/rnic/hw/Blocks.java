@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
+import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
 import spinal.core.Component;
 
@@ -31,6 +32,7 @@ public final class Blocks {
         blocks.add(new Block("Crc32c", () -> new Crc32c(new Crc32cConfig(width))));
         if (width >= 32) {
             blocks.add(new Block("MpaTxFramer", () -> new MpaTxFramer(width)));
+            blocks.add(new Block("MpaRxDeframer", () -> new MpaRxDeframer(width)));
         }
         return List.copyOf(blocks);
     }

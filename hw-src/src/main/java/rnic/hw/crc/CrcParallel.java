@@ -49,6 +49,35 @@ public final class CrcParallel {
         return xor(fromState, fromData);
     }
 
+    /**
+     * The register after the 32-bit words {@code lo … hi-1} of a beat (word 0 in bits 31:0), the others ignored. Words
+     * below {@code lo} are masked to zero — leading zeros add nothing to the data part — and the span is moved up so it
+     * ends at the top of the beat, where trailing zeros can no longer follow it; the register part then advances by
+     * exactly {@code 4·(hi − lo)} octets. {@code lo ≤ hi ≤ words}; an empty span leaves the register unchanged.
+     */
+    public static Bits nextWords(CrcMatrix m, Bits state, Bits data, UInt lo, UInt hi) {
+        int words = data.getBitsWidth() / 32;
+        int cw = log2Up(words + 1);
+        UInt first = lo.resize(cw);
+        UInt end = hi.resize(cw);
+        List<Bool> keep = new ArrayList<>();
+        for (int i = 0; i < words; i++) {
+            Bool in = and(le(first, U(i, cw)), lt(U(i, cw), end));
+            for (int b = 0; b < 32; b++) {
+                keep.add(in);
+            }
+        }
+        Bits masked = and(data, catLsbFirst(keep));
+        Bits aligned = masked.$bar$less$less(concat(sub(U(words, cw), end).asBits(), B(0, 5)).asUInt());
+        Bits fromData = apply(m.dataRows(4 * words), aligned, m.width());
+        List<Bits> candidates = new ArrayList<>();
+        for (int c = 0; c <= words; c++) {
+            candidates.add(applyState(m.stateRows(4 * c), state));
+        }
+        Bits fromState = vec(candidates).apply(sub(end, first));
+        return xor(fromState, fromData);
+    }
+
     private static Bits applyState(long[] rows, Bits state) {
         BigInteger[] big = new BigInteger[rows.length];
         for (int i = 0; i < rows.length; i++) {

@@ -1,0 +1,128 @@
+package rnic.hw.mpa;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.UInt;
+import spinal.lib.CountOne$;
+import spinal.lib.Stream;
+
+/**
+ * First MPA receive stage: puts received TCP payload, cut anywhere (RFC 5044 §5.1, MPA-23), back on the grid of the
+ * stream — rows of {@code W/8} octets counted from the start of Full Operation ({@code seqStart}) — and hands on every
+ * 32-bit word as soon as it is complete (so an FPDU that ends mid-row is not held back waiting for the next segment).
+ *
+ * <p>A beat's octets land at the fill position of the current row (an octet shift of up to one row); a row that fills
+ * goes out whole with the overflow kept as the start of the next one, otherwise its newly completed words go out. One
+ * input beat per cycle; the output is registered. A beat whose {@code seq} is not the next expected sequence number
+ * means the in-order byte stream has a hole (the LLP failed, E-M1): the stage passes a {@code lost} row after the last
+ * complete word and drops everything after it.
+ */
+public final class MpaRxAlign extends HwComponent {
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final int dataWidth;
+        public final Stream<TcpRxBeat> input;
+        public final Stream<MpaRxRow> output;
+        public final UInt seqStart;
+
+        public Io(int dataWidth) {
+            this.dataWidth = dataWidth;
+            input = field("input", Streams.slaveStream(() -> new TcpRxBeat(dataWidth)));
+            output = field("output", Streams.masterStream(() -> new MpaRxRow(dataWidth / 32)));
+            seqStart = field("seqStart", in(uint(32)));
+        }
+    }
+
+    public final Io io;
+    /** Octets {@code 0 … fill-1} of the current row. */
+    public final Bits row;
+    public final UInt fill;
+    /** Words of the current row already handed on. */
+    public final UInt sent;
+    /** Stream offset of the current row. */
+    public final UInt rowOff;
+    /** A hole was seen; {@code lostSent} once it has been reported. */
+    public final Bool lost;
+    public final Bool lostSent;
+    /** The input beat, octet-shifted to the fill position (two rows wide). */
+    public final Bits merged;
+    public final UInt filled;
+    /** Complete words of the current row after this cycle's input. */
+    public final UInt complete;
+
+    public MpaRxAlign(int dataWidth) {
+        if (dataWidth < 32 || 512 % dataWidth != 0) {
+            throw new IllegalArgumentException("MpaRxAlign needs a width of 32 … 512 dividing 512, not " + dataWidth);
+        }
+        io = io(new Io(dataWidth));
+        int n = dataWidth / 8;
+        int words = n / 4;
+        int fw = log2Up(n);          // fill: 0 … n-1
+        int sw = log2Up(2 * n);      // fill + count: 0 … 2n-1
+        int cw = log2Up(words + 1);
+        row = regInit("row", bits(dataWidth), B(0, dataWidth));
+        fill = regInit("fill", uint(fw), U(0, fw));
+        sent = regInit("sent", uint(cw), U(0, cw));
+        rowOff = regInit("rowOff", uint(32), U(0, 32));
+        lost = regInit("lost", bool(), False());
+        lostSent = regInit("lostSent", bool(), False());
+
+        Stream<MpaRxRow> out = Streams.stream(() -> new MpaRxRow(words));
+        Streams.connect(Streams.m2sPipe(out), io.output);
+
+        TcpRxBeat in = io.input.payload();
+        UInt count = CountOne$.MODULE$.apply(in.tkeep).resize(sw);
+        UInt expected = add(rowOff, fill.resize(32));
+        Bool inOrder = eq(sub(in.seq, io.seqStart), expected);
+        Bool take = and(io.input.valid(), not(lost), inOrder);
+        Bool hole = and(io.input.valid(), not(lost), not(inOrder));
+
+        List<Bool> keepBits = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            for (int b = 0; b < 8; b++) {
+                keepBits.add(in.tkeep.apply(i));
+            }
+        }
+        Bits octets = and(in.tdata, catLsbFirst(keepBits)).resize(2 * dataWidth);
+        Bits shifted = octets.$bar$less$less(concat(fill.asBits(), B(0, 3)).asUInt());
+        merged = wire("merged", mux(take, or(row.resize(2 * dataWidth), shifted), row.resize(2 * dataWidth)));
+        filled = wire("filled", add(fill.resize(sw), mux(take, count, U(0, sw))));
+        Bool rowDone = not(lt(filled, U(n, sw)));
+        complete = wire("complete", mux(rowDone, U(words, cw), shr(filled, 2).resize(cw)));
+        Bool emit = gt(complete, sent);
+
+        MpaRxRow o = out.payload();
+        set(o.data, range(merged, dataWidth - 1, 0));
+        set(o.lo, sent);
+        set(o.hi, complete);
+        set(o.rowOff, mux(emit, rowOff, expected));
+        set(o.lost, not(emit));
+        set(out.valid(), or(emit, and(lost, not(lostSent))));
+        // A cycle moves when it has nothing to hand on or the output takes it.
+        Bool step = or(not(emit), out.ready());
+        set(io.input.ready(), or(lost, and(step, not(hole))));
+
+        when(and(step, io.input.valid(), hole), () -> set(lost, True()));
+        when(and(out.fire(), not(emit)), () -> set(lostSent, True()));
+        when(step, () -> {
+            when(rowDone, () -> {
+                set(row, range(merged, 2 * dataWidth - 1, dataWidth));
+                set(fill, sub(filled, U(n, sw)).resize(fw));
+                set(sent, U(0, cw));
+                set(rowOff, add(rowOff, U(n, 32)));
+            }).otherwise(() -> {
+                set(row, range(merged, dataWidth - 1, 0));
+                set(fill, filled.resize(fw));
+                set(sent, complete);
+            });
+        });
+    }
+}

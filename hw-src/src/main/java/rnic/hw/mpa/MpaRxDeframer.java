@@ -1,0 +1,142 @@
+package rnic.hw.mpa;
+
+import static rnic.hdl.Hdl.*;
+
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import rnic.hw.axis.AxisBeat;
+import spinal.core.Bool;
+import spinal.core.UInt;
+import spinal.lib.Stream;
+
+/**
+ * The MPA receiver of one half connection (RFC 5044 §4–§6, §8): TCP payload in, in order but cut anywhere (MPA-23);
+ * each validated ULPDU out as an AXI-Stream packet (octet 0 = first octet of the DDP header; Markers, ULPDU_Length,
+ * PAD and CRC removed, MPA-16); the first MPA error out with its exact Error Code and sequence number, after which
+ * nothing more is delivered (MPA-44) while input keeps being taken, so TCP never stalls on a dead stream.
+ *
+ * <p>Chain: {@link MpaRxAlign} (back onto the 512-octet grid from {@code seqStart}) → {@link MpaRxParser} (FPDU
+ * boundaries from ULPDU_Length, Marker and CRC checks; consecutive FPDUs on alternating lanes) → per lane a
+ * {@link WordPacker} and a {@link MpaRxUlpdu} (ULPDU to octet 0) → merged back in FPDU order → a buffer that releases
+ * a ULPDU only once its FPDU's verdict is in (MPA-25: located by the ULPDU_Length chain, CRC checked, whole FPDU
+ * arrived). The buffer holds {@code ⌈65535 / (W/8)⌉} beats plus slack, a whole FPDU of any 16-bit ULPDU_Length (the
+ * receiver must cope with FPDUs larger than a segment, T-10), so verdicts never wait on space.
+ *
+ * <p>Errors (CONFORMANCE §3.1, Terminate Layer 2 / EType 0): E-M2 CRC (code 2) when {@code crc} is on, E-M3 Marker
+ * (code 3), E-M1 (code 1) for a hole in the TCP sequence. MPA-43 allows silently dropping the segment instead; this
+ * receiver reports (Appendix B item 1): {@code failed} rises with {@code errorCode} and {@code errorSeq} (first octet of
+ * the offending FPDU, or the hole) after every earlier ULPDU has been delivered. TCP is not closed here (MPA-45).
+ * {@code markers} (Markers in this direction), {@code crc} and {@code seqStart} (first Full-Operation sequence number)
+ * are held stable during Full Operation.
+ */
+public final class MpaRxDeframer extends HwComponent {
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final int dataWidth;
+        public final Stream<TcpRxBeat> tcp;
+        public final Stream<AxisBeat> ulpdu;
+        public final Bool markers;
+        public final Bool crc;
+        public final UInt seqStart;
+        public final Bool failed;
+        public final UInt errorCode;
+        public final UInt errorSeq;
+
+        public Io(int dataWidth) {
+            this.dataWidth = dataWidth;
+            tcp = field("tcp", Streams.slaveStream(() -> new TcpRxBeat(dataWidth)));
+            ulpdu = field("ulpdu", Streams.masterStream(() -> new AxisBeat(dataWidth)));
+            markers = field("markers", in(bool()));
+            crc = field("crc", in(bool()));
+            seqStart = field("seqStart", in(uint(32)));
+            failed = field("failed", out(bool()));
+            errorCode = field("errorCode", out(uint(8)));
+            errorSeq = field("errorSeq", out(uint(32)));
+        }
+    }
+
+    /** Verdicts buffered ahead of their ULPDUs. */
+    static final int STATUS_DEPTH = 16;
+
+    public final Io io;
+    public final MpaRxAlign align;
+    public final MpaRxParser parser;
+    public final WordPacker packer0;
+    public final WordPacker packer1;
+    public final MpaRxUlpdu ulpdu0;
+    public final MpaRxUlpdu ulpdu1;
+    /** Lane whose packet is merged next. */
+    public final Bool laneSel;
+    /** Inside a released ULPDU. */
+    public final Bool open;
+    public final Bool failed;
+    public final UInt errorCode;
+    public final UInt errorSeq;
+
+    public MpaRxDeframer(int dataWidth) {
+        int words = dataWidth / 32;
+        int n = dataWidth / 8;
+        noIoPrefix(); // before io(...): the bundle is then named "" and its ports carry no io_ prefix
+        io = io(new Io(dataWidth));
+        Streams.axisNames(io.tcp, "tcp");
+        Streams.axisNames(io.ulpdu, "ulpdu");
+        align = child("align", () -> new MpaRxAlign(dataWidth));
+        parser = child("parser", () -> new MpaRxParser(words));
+        packer0 = child("packer0", () -> new WordPacker(words, words));
+        packer1 = child("packer1", () -> new WordPacker(words, words));
+        ulpdu0 = child("ulpdu0", () -> new MpaRxUlpdu(dataWidth));
+        ulpdu1 = child("ulpdu1", () -> new MpaRxUlpdu(dataWidth));
+
+        Streams.connect(io.tcp, align.io.input);
+        set(align.io.seqStart, io.seqStart);
+        Streams.connect(align.io.output, parser.io.input);
+        set(parser.io.markers, io.markers);
+        set(parser.io.crc, io.crc);
+        set(parser.io.seqStart, io.seqStart);
+        Streams.connect(parser.io.lane0, packer0.io.input);
+        Streams.connect(parser.io.lane1, packer1.io.input);
+        Streams.connect(packer0.io.output, ulpdu0.io.input);
+        Streams.connect(packer1.io.output, ulpdu1.io.input);
+
+        // Merge the lanes back in FPDU order: lane 0 carries FPDUs 0, 2, 4, …
+        laneSel = regInit("laneSel", bool(), False());
+        Stream<AxisBeat> merged = Streams.stream(() -> new AxisBeat(dataWidth));
+        Stream<AxisBeat> u0 = ulpdu0.io.output;
+        Stream<AxisBeat> u1 = ulpdu1.io.output;
+        set(merged.valid(), mux(laneSel, u1.valid(), u0.valid()));
+        set(merged.payload(), mux(laneSel, u1.payload(), u0.payload()));
+        set(u0.ready(), and(not(laneSel), merged.ready()));
+        set(u1.ready(), and(laneSel, merged.ready()));
+        when(and(merged.fire(), merged.payload().tlast), () -> set(laneSel, not(laneSel)));
+
+        int depth = 1 << log2Up((65535 + n - 1) / n + 4);
+        Stream<AxisBeat> held = Streams.fifo(merged, depth);
+        Stream<MpaRxStatus> verdicts = Streams.fifo(parser.io.status, STATUS_DEPTH);
+
+        // Release: a ULPDU goes out once its verdict is in and good; the first bad verdict ends delivery.
+        open = regInit("open", bool(), False());
+        failed = regInit("failed", bool(), False());
+        errorCode = regInit("errorCode", uint(8), U(0, 8));
+        errorSeq = regInit("errorSeq", uint(32), U(0, 32));
+        MpaRxStatus verdict = verdicts.payload();
+        Bool good = and(verdicts.valid(), not(verdict.bad));
+        Bool mayGo = or(open, good);
+        set(io.ulpdu.valid(), and(not(failed), held.valid(), mayGo));
+        set(io.ulpdu.payload(), held.payload());
+        set(held.ready(), or(failed, and(io.ulpdu.ready(), mayGo)));
+        Bool startsPacket = and(not(open), io.ulpdu.fire());
+        Bool badHead = and(not(open), verdicts.valid(), verdict.bad);
+        set(verdicts.ready(), or(failed, startsPacket, badHead));
+        when(io.ulpdu.fire(), () -> set(open, not(held.payload().tlast)));
+        when(and(badHead, not(failed)), () -> {
+            set(failed, True());
+            set(errorCode, verdict.code);
+            set(errorSeq, verdict.seq);
+        });
+        set(io.failed, failed);
+        set(io.errorCode, errorCode);
+        set(io.errorSeq, errorSeq);
+    }
+}

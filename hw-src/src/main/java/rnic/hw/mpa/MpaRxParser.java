@@ -1,0 +1,232 @@
+package rnic.hw.mpa;
+
+import static rnic.hdl.Hdl.*;
+
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import rnic.hw.crc.CrcMatrix;
+import rnic.hw.crc.CrcParallel;
+import rnic.wire.MpaErrorCode;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.UInt;
+import spinal.lib.Stream;
+
+/**
+ * Second MPA receive stage (RFC 5044 §4–§6, §8): finds the FPDUs in the word stream of {@link MpaRxAlign} from their
+ * ULPDU_Length (MPA-24), removes Markers, PAD and CRC, checks the CRC over the span CONFORMANCE §4.1 defines and every
+ * Marker's FPDUPTR, and hands on each FPDU's content words (ULPDU_Length, ULPDU, PAD) plus one verdict per FPDU.
+ *
+ * <p>Per beat the stage takes the rest of the current FPDU and, when that ends in the beat, the start of the next one,
+ * so FPDUs of a row or more cost no cycle at their boundaries. The next FPDU's start is taken only if it does not end in
+ * the same beat as well; otherwise the beat is held and worked on again from that FPDU ({@code wp}), one FPDU end per
+ * cycle. Consecutive FPDUs alternate between {@code lane0} and {@code lane1}, so each lane receives at most one piece per
+ * cycle; the receiver reassembles them in that order.
+ *
+ * <p>A Marker is word 0 of every row at a multiple of 512 octets when Markers are on. Before an FPDU's first word it
+ * leads that FPDU and must carry FPDUPTR 0; inside the FPDU or right after its PAD it must point back at the FPDU's
+ * ULPDU_Length (MPA-13, MPA-14). FPDUPTR is read with its low two bits as zero and the RESERVED half ignored (MPA-10).
+ * Either kind is covered by the FPDU's CRC. The verdict: E-M2 (CRC_ERROR) when the CRC is on and differs, else E-M3
+ * (MARKER_ERROR) when a Marker of the FPDU disagreed (MPA-42 checks Markers of CRC-valid FPDUs only), else good; a
+ * {@code lost} row becomes E-M1 (TCP_CLOSED). After the first error the stage takes and discards everything (MPA-44).
+ */
+public final class MpaRxParser extends HwComponent {
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final int words;
+        public final Stream<MpaRxRow> input;
+        public final Stream<WordPiece> lane0;
+        public final Stream<WordPiece> lane1;
+        public final Stream<MpaRxStatus> status;
+        public final Bool markers;
+        public final Bool crc;
+        public final UInt seqStart;
+
+        public Io(int words) {
+            this.words = words;
+            input = field("input", Streams.slaveStream(() -> new MpaRxRow(words)));
+            lane0 = field("lane0", Streams.masterStream(() -> new WordPiece(words)));
+            lane1 = field("lane1", Streams.masterStream(() -> new WordPiece(words)));
+            status = field("status", Streams.masterStream(MpaRxStatus::new));
+            markers = field("markers", in(bool()));
+            crc = field("crc", in(bool()));
+            seqStart = field("seqStart", in(uint(32)));
+        }
+    }
+
+    /** Width of FPDU word counts: a ULPDU_Length of 65535 is 16 385 content words. */
+    static final int RW = 17;
+
+    public final Io io;
+    /** Where work on a held beat resumes (0 otherwise). */
+    public final UInt wp;
+    /** Inside an FPDU (its ULPDU_Length seen). */
+    public final Bool inFpdu;
+    /** The leading Marker of the next FPDU is consumed, its header not yet. */
+    public final Bool leadDone;
+    /** Content words of the current FPDU still to come (0: its CRC is next). */
+    public final UInt rem;
+    public final UInt hdrOff;
+    public final UInt fpduOff;
+    public final Bits crcState;
+    public final Bool markerBad;
+    /** Lane of the current FPDU. */
+    public final Bool laneSel;
+    public final Bool failed;
+
+    public final UInt start;
+    public final Bool isMarker;
+    public final UInt contentStart;
+    public final UInt endA;
+    public final Bool endsA;
+    public final UInt nextStart;
+    public final Bool takeB;
+    public final Bits crcA;
+    public final Bits crcB;
+    public final Bool crcBad;
+    public final Bool markerBadA;
+
+    public MpaRxParser(int words) {
+        io = io(new Io(words));
+        CrcMatrix matrix = new CrcMatrix(CrcMatrix.CRC32C);
+        int cw = log2Up(words + 1);
+        Bits crcInit = B(matrix.init(), 32);
+        wp = regInit("wp", uint(cw), U(0, cw));
+        inFpdu = regInit("inFpdu", bool(), False());
+        leadDone = regInit("leadDone", bool(), False());
+        rem = regInit("rem", uint(RW), U(0, RW));
+        hdrOff = regInit("hdrOff", uint(32), U(0, 32));
+        fpduOff = regInit("fpduOff", uint(32), U(0, 32));
+        crcState = regInit("crcState", bits(32), crcInit);
+        markerBad = regInit("markerBad", bool(), False());
+        laneSel = regInit("laneSel", bool(), False());
+        failed = regInit("failed", bool(), False());
+
+        MpaRxRow r = io.input.payload();
+        UInt hi = r.hi;
+        UInt hiR = hi.resize(RW);
+        start = wire("start", mux(gt(wp, r.lo), wp, r.lo));
+        isMarker = wire("isMarker", and(io.markers, eq(range(r.rowOff, 8, 0), U(0, 9)), eq(start, U(0, cw))));
+        Bool starting = not(inFpdu);
+        Bool fresh = and(starting, not(leadDone)); // nothing of this FPDU seen yet
+        contentStart = wire("contentStart", add(start, mux(isMarker, U(1, cw), U(0, cw))));
+        Bool hdrAvail = lt(contentStart, hi);
+
+        // The FPDU in progress (A): its content ends at word eA, its CRC is word eA if that is in this beat.
+        UInt remA = mux(starting, contentWords(wordAt(r.data, contentStart)), rem);
+        UInt eA = add(contentStart.resize(RW), remA);
+        endsA = wire("endsA", lt(eA, hiR));
+        Bool contentEnds = le(eA, hiR);
+        UInt eAw = eA.resize(cw);
+        endA = wire("endA", mux(endsA, eAw, hi));
+        UInt contentEnd = mux(contentEnds, eAw, hi);
+
+        // The FPDU after it (B), starting right after A's CRC.
+        nextStart = wire("nextStart", add(eAw, U(1, cw)));
+        Bool bAvail = and(endsA, lt(nextStart, hi));
+        UInt tB = contentWords(wordAt(r.data, nextStart));
+        UInt eB = add(nextStart.resize(RW), tB);
+        Bool bFits = not(lt(eB, hiR)); // B's CRC is not in this beat
+
+        // CRC and Marker checks.
+        crcA = wire("crcA", CrcParallel.nextWords(matrix, mux(fresh, crcInit, crcState), r.data, start, endA));
+        crcB = wire("crcB", CrcParallel.nextWords(matrix, crcInit, r.data, nextStart, hi));
+        Bits crcWord = wordAt(r.data, eAw);
+        crcBad = wire("crcBad", and(io.crc, neq(crcWord, xor(crcA, B(matrix.finish(0), 32)))));
+        Bits w0 = range(r.data, 31, 0);
+        // FPDUPTR is octets 2–3 of the Marker, big-endian, read with bits 1:0 as zero (MPA-10).
+        UInt ptr = cat(range(w0, 23, 16), range(w0, 31, 26), B(0, 2)).asUInt();
+        UInt expectPtr = mux(starting, U(0, 32), sub(r.rowOff, hdrOff));
+        Bool thisMarkerBad = and(isMarker, neq(ptr.resize(32), expectPtr));
+        markerBadA = wire("markerBadA", or(and(not(fresh), markerBad), thisMarkerBad));
+        Bool badA = or(crcBad, markerBadA);
+        UInt fpduOffA = mux(fresh, add(r.rowOff, shl(start.resize(30), 2)), fpduOff);
+
+        // Handshakes: A's piece and verdict must be taken together; B's piece is taken if its lane can.
+        UInt countA = sub(contentEnd, contentStart);
+        UInt countB = sub(hi, nextStart);
+        Bool needA = neq(countA, U(0, cw));
+        Bool active = and(io.input.valid(), not(failed));
+        Bool lost = r.lost;
+        Bool laneAReady = mux(laneSel, io.lane1.ready(), io.lane0.ready());
+        Bool laneBReady = mux(laneSel, io.lane0.ready(), io.lane1.ready());
+        Bool statusOk = or(not(endsA), io.status.ready());
+        Bool laneOk = or(not(needA), laneAReady);
+        Bool go = and(active, not(lost), statusOk, laneOk);
+        Bool offerB = and(go, bAvail, bFits, not(badA));
+        takeB = wire("takeB", and(offerB, laneBReady));
+        Bool hold = and(bAvail, not(takeB));
+
+        WordPiece pieceA = wire("pieceA", new WordPiece(words));
+        set(pieceA.data, shiftDown(r.data, contentStart));
+        set(pieceA.count, countA);
+        set(pieceA.last, contentEnds);
+        WordPiece pieceB = wire("pieceB", new WordPiece(words));
+        set(pieceB.data, shiftDown(r.data, nextStart));
+        set(pieceB.count, countB);
+        set(pieceB.last, eq(eB, hiR));
+        Bool validA = and(active, not(lost), needA, statusOk);
+        set(io.lane0.valid(), mux(laneSel, offerB, validA));
+        set(io.lane0.payload(), mux(laneSel, pieceB, pieceA));
+        set(io.lane1.valid(), mux(laneSel, validA, offerB));
+        set(io.lane1.payload(), mux(laneSel, pieceA, pieceB));
+
+        MpaRxStatus st = io.status.payload();
+        set(io.status.valid(), and(active, or(lost, and(endsA, laneOk))));
+        set(st.bad, or(lost, badA));
+        set(st.code, mux(lost, U(MpaErrorCode.TCP_CLOSED.code(), 8),
+                mux(crcBad, U(MpaErrorCode.CRC_ERROR.code(), 8), U(MpaErrorCode.MARKER_ERROR.code(), 8))));
+        set(st.seq, add(io.seqStart, mux(lost, r.rowOff, fpduOffA)));
+
+        set(io.input.ready(), or(failed, and(go, not(hold)), and(active, lost, io.status.ready())));
+
+        when(and(active, lost, io.status.ready()), () -> set(failed, True()));
+        when(go, () -> {
+            when(endsA, () -> {
+                set(laneSel, not(laneSel));
+                set(leadDone, False());
+                set(markerBad, False());
+                set(wp, mux(hold, nextStart, U(0, cw)));
+                when(badA, () -> set(failed, True()));
+                when(takeB, () -> {
+                    set(inFpdu, True());
+                    set(rem, sub(tB, countB.resize(RW)));
+                    UInt off = add(r.rowOff, shl(nextStart.resize(30), 2));
+                    set(hdrOff, off);
+                    set(fpduOff, off);
+                    set(crcState, crcB);
+                }).otherwise(() -> set(inFpdu, False()));
+            }).otherwise(() -> {
+                set(inFpdu, or(inFpdu, hdrAvail));
+                when(starting, () -> {
+                    set(leadDone, not(hdrAvail));
+                    set(fpduOff, fpduOffA);
+                    set(hdrOff, add(r.rowOff, shl(contentStart.resize(30), 2)));
+                });
+                set(rem, sub(remA, sub(hi, contentStart).resize(RW)));
+                set(crcState, crcA);
+                set(markerBad, markerBadA);
+                set(wp, U(0, cw));
+            });
+        });
+    }
+
+    /** Word {@code index} of {@code data} (zero past the end). */
+    static Bits wordAt(Bits data, UInt index) {
+        return range(shiftDown(data, index), 31, 0);
+    }
+
+    /** {@code data} moved down by {@code index} words. */
+    static Bits shiftDown(Bits data, UInt index) {
+        return data.$bar$greater$greater(concat(index.asBits(), B(0, 5)).asUInt());
+    }
+
+    /** Content words of an FPDU whose first word is {@code header}: ⌈(2 + ULPDU_Length) / 4⌉ (T-05). */
+    static UInt contentWords(Bits header) {
+        // ULPDU_Length is octets 0–1, big-endian; octet 0 is bits 7:0 of the word.
+        UInt length = cat(range(header, 7, 0), range(header, 15, 8)).asUInt();
+        return shr(add(length.resize(RW), U(5, RW)), 2);
+    }
+}

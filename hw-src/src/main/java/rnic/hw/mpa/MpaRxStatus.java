@@ -1,0 +1,24 @@
+package rnic.hw.mpa;
+
+import static rnic.hdl.Hdl.*;
+
+import rnic.hdl.HwBundle;
+import spinal.core.Bool;
+import spinal.core.UInt;
+
+/**
+ * The verdict on one FPDU, in stream order: good, or an MPA error with its Error Code ({@link rnic.wire.MpaErrorCode},
+ * Terminate Layer 2 / EType 0) and the TCP sequence number of the offending FPDU's first octet (or of the hole, for
+ * E-M1).
+ */
+public final class MpaRxStatus extends HwBundle {
+    public final Bool bad;
+    public final UInt code;
+    public final UInt seq;
+
+    public MpaRxStatus() {
+        bad = field("bad", bool());
+        code = field("code", uint(8));
+        seq = field("seq", uint(32));
+    }
+}

@@ -1,0 +1,102 @@
+package rnic.hw.mpa;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import rnic.hw.axis.AxisBeat;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.UInt;
+import spinal.lib.Stream;
+
+/**
+ * Turns the dense content beats of one FPDU (ULPDU_Length, ULPDU, PAD; from {@link WordPacker}) into the ULPDU as an
+ * AXI-Stream packet starting at octet 0 (MPA-16): every output beat joins the top of one content beat with the bottom
+ * two octets of the next, {@code tkeep} stops at the ULPDU's last octet, so the PAD is dropped. A ULPDU_Length of 0
+ * gives one beat with no octet.
+ *
+ * <p>One beat per cycle, except that a content beat whose ULPDU octets spill into a second output beat costs one more
+ * cycle at the end of the FPDU.
+ */
+public final class MpaRxUlpdu extends HwComponent {
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final int dataWidth;
+        public final Stream<WordPiece> input;
+        public final Stream<AxisBeat> output;
+
+        public Io(int dataWidth) {
+            this.dataWidth = dataWidth;
+            input = field("input", Streams.slaveStream(() -> new WordPiece(dataWidth / 32)));
+            output = field("output", Streams.masterStream(() -> new AxisBeat(dataWidth)));
+        }
+    }
+
+    public final Io io;
+    /** The previous content beat of the FPDU. */
+    public final Bits prev;
+    /** Inside an FPDU (its first content beat seen). */
+    public final Bool started;
+    /** ULPDU octets not yet sent, once started. */
+    public final UInt remaining;
+    /** The last content beat left ULPDU octets for one more output beat. */
+    public final Bool flush;
+
+    public MpaRxUlpdu(int dataWidth) {
+        io = io(new Io(dataWidth));
+        int w = dataWidth;
+        int n = w / 8;
+        int rw = MpaRxParser.RW;
+        prev = regInit("prev", bits(w), B(0, w));
+        started = regInit("started", bool(), False());
+        remaining = regInit("remaining", uint(rw), U(0, rw));
+        flush = regInit("flush", bool(), False());
+
+        WordPiece c = io.input.payload();
+        UInt length = cat(range(c.data, 7, 0), range(c.data, 15, 8)).asUInt().resize(rw);
+        UInt rem = wire("rem", mux(or(started, flush), remaining, length));
+        Bits tail = concat(B(0, 16), range(prev, w - 1, 16));
+        Bits single = concat(B(0, 16), range(c.data, w - 1, 16));
+        Bits joined = concat(range(c.data, 15, 0), range(prev, w - 1, 16));
+        Bool full = lt(U(n, rw), rem);
+        UInt keepCount = mux(full, U(n, rw), rem);
+
+        AxisBeat out = io.output.payload();
+        Bool emits = or(started, c.last);
+        set(io.output.valid(), or(flush, and(io.input.valid(), emits)));
+        set(out.tdata, mux(flush, tail, mux(started, joined, single)));
+        set(out.tkeep, thermometer(keepCount, n));
+        set(out.tlast, or(flush, not(full)));
+        set(io.input.ready(), and(not(flush), or(io.output.ready(), not(emits))));
+
+        UInt after = sub(rem, U(n, rw));
+        when(and(io.output.fire(), flush), () -> set(flush, False()));
+        when(io.input.fire(), () -> {
+            set(prev, c.data);
+            when(not(started), () -> {
+                set(started, not(c.last));
+                set(remaining, length);
+            }).otherwise(() -> {
+                set(remaining, after);
+                when(c.last, () -> {
+                    set(started, False());
+                    set(flush, full);
+                });
+            });
+        });
+    }
+
+    /** Bits {@code 0 … count-1} set, of {@code octets}. */
+    static Bits thermometer(UInt count, int octets) {
+        List<Bool> bits = new ArrayList<>();
+        for (int i = 0; i < octets; i++) {
+            bits.add(lt(U(i, count.getBitsWidth()), count));
+        }
+        return catLsbFirst(bits);
+    }
+}
