@@ -5,6 +5,7 @@ import java.util.function.Supplier;
 import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
 import rnic.hw.mpa.MpaTxFramer;
+import rnic.hw.rdmap.RdmapAtomicUnit;
 import spinal.core.Component;
 
 /**
@@ -32,6 +33,8 @@ public final class Blocks {
         if (width >= 32) {
             blocks.add(new Block("MpaTxFramer", () -> new MpaTxFramer(width)));
         }
+        // Width-independent: the same 64-bit unit at every width.
+        blocks.add(new Block("RdmapAtomicUnit", () -> new RdmapAtomicUnit(RdmapAtomicUnit.DEFAULT_TAG_WIDTH)));
         return List.copyOf(blocks);
     }
 }
