@@ -18,8 +18,9 @@ import spinal.lib.Stream;
  * <p><b>FetchAdd</b> uses the carry-save form {@code ((a & ~m) + (b & ~m)) ^ ((a ^ b) & m)} (a = original, b = Add
  * Data, m = Add Mask), bit-exact to the §5.1.1 bit loop: clearing each field's most significant bit keeps carries
  * inside the field, and the XOR term rebuilds that bit as a ⊕ b ⊕ carry-in, dropping its carry out. It maps onto one
- * 64-bit carry chain; cutting the carry per bit instead puts a LUT on every bit of the chain (5× slower on iCE40).
- * <b>CmpSwap</b> is the §5.1.2 expression: on a match under Compare Mask, Swap Data replaces the bits of Swap Mask.
+ * 64-bit carry chain; cutting the carry per bit instead puts a LUT on every bit of the chain (5× slower, measured
+ * below). <b>CmpSwap</b> is the §5.1.2 expression: on a match under Compare Mask, Swap Data replaces the bits of Swap
+ * Mask.
  *
  * <p><b>Alignment (RDMAP-34, E-R16, T-27).</b> A request whose {@code addrLow} is not 0 targets a misaligned address:
  * its result has {@code misaligned} set, {@code writeEnable} clear and {@code newValue = originalValue}, so memory is
@@ -40,6 +41,13 @@ import spinal.lib.Stream;
  * payload registered, {@code request.ready = !stage1.valid || result.ready || !result.valid}, so with
  * {@code result.ready} high a request is taken every cycle, and back-pressure stalls the pipeline without losing or
  * reordering anything.
+ *
+ * <p><b>Measured</b> with yosys 0.23 + nextpnr-ice40 0.4 on an iCE40 HX8K (ct256): the unit synthesizes to 473 LUT4,
+ * 63 SB_CARRY and 487 flip-flops. Placed with its ports fed from a shift register and its results XOR-folded into one
+ * registered pin (so nothing is trimmed), it reaches 79.6 to 82.3 MHz over placer seeds 1 to 3. The critical path is
+ * the 64-bit carry chain of stage 2 (12.2 ns, 9.3 ns of it logic); a bare registered 64-bit carry-save add in a similar
+ * harness reaches 77 MHz, the per-bit carry kill 15 MHz. A faster clock would split the add at bit 32 across one more
+ * stage, at one more cycle of latency.
  */
 public final class RdmapAtomicUnit extends HwComponent {
     /** Cycles from a request being taken to its result being presented. */

@@ -35,6 +35,12 @@ public record AtomicOp(AtomicOpcode opcode, long original, long addOrSwapData, l
         };
     }
 
+    @Override
+    public String toString() {
+        return String.format("%s original %016x data %016x mask %016x compare %016x/%016x", opcode, original,
+                addOrSwapData, addOrSwapMask, compareData, compareMask);
+    }
+
     /**
      * A random operation weighted towards the edge cases: either operation; values 0, all ones, one bit, runs of ones,
      * or uniform; masks 0, all ones, one bit, sparse, dense, the 8/16/32-bit field grids, or uniform. A FetchAdd

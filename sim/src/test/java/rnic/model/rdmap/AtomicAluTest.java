@@ -2,6 +2,7 @@ package rnic.model.rdmap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -39,13 +40,7 @@ class AtomicAluTest {
 
     @Test
     void maskedFetchAddAddsEachFieldModuloItsSize() {
-        Random rng = new Random(7306);
-        int done = 0;
-        while (done < RANDOM_OPS) {
-            AtomicOp op = AtomicOp.random(rng);
-            if (op.opcode() != AtomicOpcode.FETCH_ADD) {
-                continue;
-            }
+        for (AtomicOp op : randomOps(AtomicOpcode.FETCH_ADD, 7306)) {
             long expected = 0;
             int lo = 0;
             while (lo < 64) {
@@ -56,19 +51,12 @@ class AtomicAluTest {
                 lo = hi + 1;
             }
             assertEquals(new AtomicAlu.Result(op.original(), expected, true), op.apply(), op.toString());
-            done++;
         }
     }
 
     @Test
     void maskedCmpSwapComparesAndSwapsBitByBit() {
-        Random rng = new Random(5040);
-        int done = 0;
-        while (done < RANDOM_OPS) {
-            AtomicOp op = AtomicOp.random(rng);
-            if (op.opcode() != AtomicOpcode.CMP_SWAP) {
-                continue;
-            }
+        for (AtomicOp op : randomOps(AtomicOpcode.CMP_SWAP, 5040)) {
             boolean match = true;
             long swapped = 0;
             for (int bit = 0; bit < 64; bit++) {
@@ -82,7 +70,6 @@ class AtomicAluTest {
             }
             assertEquals(new AtomicAlu.Result(op.original(), match ? swapped : op.original(), match), op.apply(),
                     op.toString());
-            done++;
         }
     }
 
@@ -100,6 +87,19 @@ class AtomicAluTest {
             assertEquals(a ^ b, AtomicAlu.fetchAdd(a, b, -1L).newValue());
             assertEquals(new AtomicAlu.Result(a, a == c ? b : a, a == c), AtomicAlu.cmpSwap(a, b, c));
         }
+    }
+
+    /** {@value #RANDOM_OPS} random operations of one kind from {@link AtomicOp#random}. */
+    private static List<AtomicOp> randomOps(AtomicOpcode opcode, long seed) {
+        Random rng = new Random(seed);
+        List<AtomicOp> ops = new ArrayList<>();
+        while (ops.size() < RANDOM_OPS) {
+            AtomicOp op = AtomicOp.random(rng);
+            if (op.opcode() == opcode) {
+                ops.add(op);
+            }
+        }
+        return ops;
     }
 
     private static boolean bit(long v, int bit) {

@@ -177,8 +177,9 @@ class RdmapAtomicUnitTest {
             };
             Bench bench = new Bench(tb, requests, results);
             sendRandom(bench, PACED_OPS);
-            tb.runUntilIdle(40L * PACED_OPS);
+            long cycles = tb.runUntilIdle(40L * PACED_OPS);
             assertEquals(PACED_OPS, bench.scoreboard.matched());
+            System.out.printf("RdmapAtomicUnit: %d ops in %d cycles with pacing '%s'%n", PACED_OPS, cycles, pacing);
         });
     }
 
