@@ -117,16 +117,16 @@ public final class RdmapAtomicUnit extends HwComponent {
 
         AtomicRequest req = io.request.payload();
         prepared = wire("prepared", new Prepared(tagWidth));
-        Bits fieldBodies = not(req.addOrSwapMask);
+        Bits notMask = not(req.addOrSwapMask); // ~Add Mask: field bodies; ~Swap Mask: the bits CmpSwap keeps
         Bool misaligned = wire("misaligned", neq(req.addrLow, U(0, 3)));
         Bool match = wire("match", eq(and(xor(req.compareData, req.originalValue), req.compareMask), B(0, 64)));
         Bool swap = wire("swap", and(req.cmpSwap, match, not(misaligned)));
-        Bits swapped = wire("swapped", or(and(req.originalValue, fieldBodies),
+        Bits swapped = wire("swapped", or(and(req.originalValue, notMask),
                 and(req.addOrSwapData, req.addOrSwapMask)));
         set(prepared.tag, req.tag);
         set(prepared.originalValue, req.originalValue);
-        set(prepared.augend, and(req.originalValue, fieldBodies).asUInt());
-        set(prepared.addend, and(req.addOrSwapData, fieldBodies).asUInt());
+        set(prepared.augend, and(req.originalValue, notMask).asUInt());
+        set(prepared.addend, and(req.addOrSwapData, notMask).asUInt());
         set(prepared.fieldMsbs, and(xor(req.originalValue, req.addOrSwapData), req.addOrSwapMask));
         set(prepared.useSum, and(not(req.cmpSwap), not(misaligned)));
         set(prepared.otherValue, mux(swap, swapped, req.originalValue));
