@@ -44,9 +44,21 @@ public final class Streams {
         return source.queue(depth, 0, false);
     }
 
-    /** {@code source.m2sPipe()}: registers valid and payload (one cycle of latency, full throughput). */
+    /**
+     * {@code source.translateWith(payload)}: a stream with {@code source}'s valid and ready and {@code payload} (a
+     * combinational function of {@code source.payload}) as its payload.
+     */
+    public static <T extends Data, U extends Data> Stream<U> translateWith(Stream<T> source, U payload) {
+        return source.translateWith(payload);
+    }
+
+    /**
+     * {@code source.m2sPipe()}: registers valid and payload (one cycle of latency, full throughput); an empty register
+     * takes a beat even while the sink is stalled (SpinalHDL's default {@code collapsBubble = true}).
+     */
     public static <T extends Data> Stream<T> m2sPipe(Stream<T> source) {
-        return source.m2sPipe(false, false, null, false, false, () -> null); // no reset value for the payload
+        // The last parameter is Scala's by-name initPayload: a function returning null means "no reset value".
+        return source.m2sPipe(true, false, null, false, false, Scala.byName(() -> null));
     }
 
     /**

@@ -6,6 +6,7 @@ import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
+import rnic.hw.rdmap.RdmapAtomicUnit;
 import spinal.core.Component;
 
 /**
@@ -34,6 +35,8 @@ public final class Blocks {
             blocks.add(new Block("MpaTxFramer", () -> new MpaTxFramer(width)));
             blocks.add(new Block("MpaRxDeframer", () -> new MpaRxDeframer(width)));
         }
+        // Width-independent: the same 64-bit unit at every width.
+        blocks.add(new Block("RdmapAtomicUnit", () -> new RdmapAtomicUnit(RdmapAtomicUnit.DEFAULT_TAG_WIDTH)));
         return List.copyOf(blocks);
     }
 }
