@@ -31,6 +31,11 @@ public final class Ddp {
     private Ddp() {
     }
 
+    /** The DDP Control octet a sender writes: T, L, Rsvd = 0, DV = 01b. */
+    public static int control(boolean tagged, boolean last) {
+        return (tagged ? T_FLAG : 0) | (last ? L_FLAG : 0) | VERSION;
+    }
+
     /** The header size implied by the T flag of a DDP Control octet (T-19). */
     public static int headerSize(int control) {
         return (control & T_FLAG) != 0 ? TAGGED_HEADER_SIZE : UNTAGGED_HEADER_SIZE;

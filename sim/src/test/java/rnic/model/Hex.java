@@ -1,20 +1,20 @@
-package rnic.model.mpa;
+package rnic.model;
 
 import java.io.ByteArrayOutputStream;
 import java.util.HexFormat;
 
-/** Test helpers for byte dumps. */
-final class Hex {
+/** Test helpers for the byte dumps the model tests compare against. */
+public final class Hex {
     private Hex() {
     }
 
     /** Octets from hex text; anything that is not a hex digit is ignored. */
-    static byte[] of(String s) {
+    public static byte[] of(String s) {
         return HexFormat.of().parseHex(s.replaceAll("[^0-9a-fA-F]", ""));
     }
 
     /** Octets from a dump whose lines are "offset: octets". */
-    static byte[] dump(String dump) {
+    public static byte[] dump(String dump) {
         StringBuilder sb = new StringBuilder();
         for (String line : dump.strip().split("\n")) {
             sb.append(line.substring(line.indexOf(':') + 1));
@@ -22,7 +22,8 @@ final class Hex {
         return of(sb.toString());
     }
 
-    static byte[] cat(byte[]... parts) {
+    /** The parts one after the other. */
+    public static byte[] cat(byte[]... parts) {
         ByteArrayOutputStream o = new ByteArrayOutputStream();
         for (byte[] p : parts) {
             o.writeBytes(p);
@@ -30,7 +31,8 @@ final class Hex {
         return o.toByteArray();
     }
 
-    static String show(byte[] b) {
+    /** Space-separated hex, for assertion messages and string comparisons. */
+    public static String show(byte[] b) {
         return HexFormat.ofDelimiter(" ").formatHex(b);
     }
 }
