@@ -125,24 +125,25 @@ class RdmapGoldenTest {
     }
 
     /**
-     * §2.6.2 opcode table as CONFORMANCE writes it: opcode, T, QN, RDMAP header octets, and the Control octet 0x40 |
-     * opcode of §2.6.1 (RDMAP-01, RDMAP-02, RDMAP-04, RDMAP-29).
+     * §2.6.2 opcode table as CONFORMANCE writes it: opcode, T, QN, RDMAP header octets (§2.7), ULP payload, valid
+     * Invalidate STag, Solicited Event; and the Control octet 0x40 | opcode of §2.6.1 (RDMAP-01, RDMAP-02, RDMAP-03,
+     * RDMAP-04, RDMAP-29).
      */
     @Test
     void opcodeTable() {
         String table = """
-                0 RDMA_WRITE 1 - 0
-                1 RDMA_READ_REQUEST 0 1 28
-                2 RDMA_READ_RESPONSE 1 - 0
-                3 SEND 0 0 0
-                4 SEND_WITH_INVALIDATE 0 0 0
-                5 SEND_WITH_SE 0 0 0
-                6 SEND_WITH_SE_AND_INVALIDATE 0 0 0
-                7 TERMINATE 0 2 4
-                8 IMMEDIATE_DATA 0 0 8
-                9 IMMEDIATE_DATA_WITH_SE 0 0 8
-                a ATOMIC_REQUEST 0 1 52
-                b ATOMIC_RESPONSE 0 3 12
+                0 RDMA_WRITE 1 - 0 payload - -
+                1 RDMA_READ_REQUEST 0 1 28 - - -
+                2 RDMA_READ_RESPONSE 1 - 0 payload - -
+                3 SEND 0 0 0 payload - -
+                4 SEND_WITH_INVALIDATE 0 0 0 payload inval -
+                5 SEND_WITH_SE 0 0 0 payload - SE
+                6 SEND_WITH_SE_AND_INVALIDATE 0 0 0 payload inval SE
+                7 TERMINATE 0 2 4 - - -
+                8 IMMEDIATE_DATA 0 0 8 - - -
+                9 IMMEDIATE_DATA_WITH_SE 0 0 8 - - SE
+                a ATOMIC_REQUEST 0 1 52 - - -
+                b ATOMIC_RESPONSE 0 3 12 - - -
                 """;
         List<String> rows = table.lines().toList();
         assertEquals(RdmapOpcode.values().length, rows.size());
@@ -156,6 +157,9 @@ class RdmapGoldenTest {
             assertEquals(f[3].equals("-") ? Optional.empty() : Optional.of(Integer.parseInt(f[3])),
                     op.queue().map(DdpQueue::qn), row);
             assertEquals(Integer.parseInt(f[4]), op.headerSize(), row);
+            assertEquals(f[5].equals("payload"), op.ulpPayload(), row);
+            assertEquals(f[6].equals("inval"), op.invalidates(), row);
+            assertEquals(f[7].equals("SE"), op.solicitedEvent(), row);
             assertEquals(code >= 8, op.extension(), row);
         }
         for (int code = 0xC; code <= 0xF; code++) {
