@@ -36,6 +36,11 @@ public final class Ddp {
         return (tagged ? T_FLAG : 0) | (last ? L_FLAG : 0) | VERSION;
     }
 
+    /** The MSN after {@code msn}: one more, mod 2^32, 0xFFFFFFFF wrapping to 0 (DDP-15). */
+    public static long nextMsn(long msn) {
+        return (msn + 1) & U32_MASK;
+    }
+
     /** The header size implied by the T flag of a DDP Control octet (T-19). */
     public static int headerSize(int control) {
         return (control & T_FLAG) != 0 ? TAGGED_HEADER_SIZE : UNTAGGED_HEADER_SIZE;

@@ -55,7 +55,7 @@ public final class DdpSegmenter {
         long msn = nextMsn(qn);
         List<DdpSegment> segments = split(payload, mulpdu, Ddp.UNTAGGED_HEADER_SIZE,
                 (offset, last) -> new DdpUntaggedHeader(last, rsvdUlp, qn, msn, offset));
-        nextMsn.put(qn, (msn + 1) & Ddp.U32_MASK);
+        nextMsn.put(qn, Ddp.nextMsn(msn));
         return segments;
     }
 

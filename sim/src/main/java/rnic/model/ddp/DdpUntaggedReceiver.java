@@ -136,7 +136,7 @@ public final class DdpUntaggedReceiver {
         }
         q.buffers.remove();
         q.received = 0;
-        q.expectedMsn = (q.expectedMsn + 1) & Ddp.U32_MASK;
+        q.expectedMsn = Ddp.nextMsn(q.expectedMsn);
         return Optional.of(new Delivery(h.qn(), h.msn(), end, h.rsvdUlp()));
     }
 }

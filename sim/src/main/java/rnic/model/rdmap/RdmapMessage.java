@@ -10,11 +10,12 @@ import rnic.wire.RdmapOpcode;
 /**
  * One RDMA Message, carried as one DDP Message (RFC 5040 §3.1, §4; RFC 7306 §4; RDMAP-01, RDMAP-04). The messages
  * with an RDMAP header are that header: {@link ReadRequest}, {@link Terminate}, {@link AtomicRequest},
- * {@link AtomicResponse} and {@link ImmediateData}; {@link TaggedMessage} (RDMA Write, Read Response) and
- * {@link SendMessage} carry ULP payload. {@link RdmapDecoder} turns received segments back into messages.
+ * {@link AtomicResponse} and {@link ImmediateData}; the {@link UlpPayloadMessage}s {@link TaggedMessage} (RDMA Write,
+ * Read Response) and {@link SendMessage} carry ULP payload. {@link RdmapDecoder} turns received segments back into
+ * messages.
  */
 public sealed interface RdmapMessage
-        permits TaggedMessage, SendMessage, ReadRequest, Terminate, ImmediateData, AtomicRequest, AtomicResponse {
+        permits UlpPayloadMessage, ReadRequest, Terminate, ImmediateData, AtomicRequest, AtomicResponse {
 
     /** The opcode. */
     RdmapOpcode opcode();

@@ -1,6 +1,5 @@
 package rnic.model.rdmap;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import rnic.wire.DdpQueue;
 import rnic.wire.RdmapOpcode;
@@ -14,7 +13,8 @@ import rnic.wire.RdmapOpcode;
  *                       send zero and whose receiver ignores the field (RDMAP-03, T-30)
  * @param payload        the ULP payload, possibly empty
  */
-public record SendMessage(RdmapOpcode opcode, int invalidateStag, byte[] payload) implements RdmapMessage {
+public record SendMessage(RdmapOpcode opcode, int invalidateStag, byte[] payload)
+        implements UlpPayloadMessage {
 
     public SendMessage {
         if (opcode.queue().orElse(null) != DdpQueue.SEND || !opcode.ulpPayload()) {
@@ -34,16 +34,6 @@ public record SendMessage(RdmapOpcode opcode, int invalidateStag, byte[] payload
     @Override
     public byte[] payload() {
         return payload.clone();
-    }
-
-    @Override
-    public int ddpPayloadLength() {
-        return payload.length;
-    }
-
-    @Override
-    public void writeTo(ByteBuffer b) {
-        b.put(payload);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package rnic.model.rdmap;
 
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.List;
 import rnic.model.ddp.DdpSegment;
@@ -16,7 +15,8 @@ import rnic.wire.RdmapOpcode;
  * @param sinkTo   Data Sink Tagged Offset of the first payload octet
  * @param payload  the ULP payload
  */
-public record TaggedMessage(RdmapOpcode opcode, int sinkStag, long sinkTo, byte[] payload) implements RdmapMessage {
+public record TaggedMessage(RdmapOpcode opcode, int sinkStag, long sinkTo, byte[] payload)
+        implements UlpPayloadMessage {
 
     public TaggedMessage {
         if (!opcode.tagged()) {
@@ -45,16 +45,6 @@ public record TaggedMessage(RdmapOpcode opcode, int sinkStag, long sinkTo, byte[
     @Override
     public byte[] payload() {
         return payload.clone();
-    }
-
-    @Override
-    public int ddpPayloadLength() {
-        return payload.length;
-    }
-
-    @Override
-    public void writeTo(ByteBuffer b) {
-        b.put(payload);
     }
 
     @Override
