@@ -10,6 +10,8 @@ import static rnic.model.TerminateAssert.assertCause;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalInt;
+import java.util.Set;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -18,8 +20,10 @@ import rnic.model.ddp.DdpSegment;
 import rnic.model.ddp.DdpSegmenter;
 import rnic.model.ddp.DdpTaggedHeader;
 import rnic.model.ddp.DdpUntaggedHeader;
+import rnic.model.ddp.StagTable;
 import rnic.model.ddp.TerminateException;
 import rnic.wire.MpaErrorCode;
+import rnic.wire.RdmapOpcode;
 import rnic.wire.TerminateCause;
 
 /**
@@ -27,8 +31,8 @@ import rnic.wire.TerminateCause;
  * the optional fields and their sizes (§2.7.2), the progress update of the Terminated RDMA Header, outbound and LLP
  * Terminates, and decoding what was sent.
  *
- * <p>Requirements: RDMAP-14, RDMAP-15, RDMAP-16, RDMAP-17, RDMAP-42, DDP-32; rows E-D0 … E-D13, E-R0 … E-R21 (their
- * code points), E-R21 (outbound).
+ * <p>Requirements: RDMAP-13, RDMAP-14, RDMAP-15, RDMAP-16, RDMAP-17, RDMAP-42, DDP-32; rows E-D0 … E-D13,
+ * E-R0 … E-R21 (their code points), E-R6 (Send with Invalidate), E-R21 (outbound).
  */
 class TerminateTest {
     static final RdmapDecoder DECODER = new RdmapDecoder(true);
@@ -164,6 +168,25 @@ class TerminateTest {
                 5));
         assertNull(ddpError.rdmaHeader(), "DDP errors carry no RDMA header (Fig. 10)");
         assertEquals("12 03 c0 00", Hex.show(Arrays.copyOf(ddpError.ddpPayload(), 4)));
+    }
+
+    /**
+     * RDMAP-13, T-46: a Send with Invalidate naming an STag of another PD is answered with 0/1/09, M=1 D=1 R=0, whose
+     * Terminated DDP Header carries the Invalidate STag; the STag stays valid.
+     */
+    @Test
+    void sendWithInvalidateOfAForeignStag() throws TerminateException {
+        StagTable stags = new StagTable();
+        stags.register(new StagTable.Region(0x5678, 2, OptionalInt.empty(), Set.of(StagTable.Access.REMOTE_WRITE),
+                0, 0x100, true));
+        SendMessage send = new SendMessage(RdmapOpcode.SEND_WITH_INVALIDATE, 0x5678, Hex.of("01 02"));
+        byte[] ulpdu = send.segments(new DdpSegmenter(), 128).get(0).encode();
+        SendMessage received = (SendMessage) DECODER.decode(List.of(DdpSegment.parse(ulpdu)));
+        TerminateCause cause = stags.invalidateRemote(new StagTable.Stream(1, 7), received.invalidateStag())
+                .orElseThrow();
+        assertEquals("01 09 c0 00 00 14 41 44 00 00 56 78 00 00 00 00 00 00 00 01 00 00 00 00",
+                Hex.show(Terminate.inbound(cause, ulpdu).ddpPayload()));
+        assertTrue(stags.isValid(0x5678));
     }
 
     /** §3.1, RDMAP-15: an MPA error is Layer 2, EType 0 with HdrCt 000, e.g. CRC error 20 02 00 00. */
