@@ -10,11 +10,17 @@ import rnic.wire.Ddp;
  *  0                   1                   2                   3
  *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |T|L| Rsvd  | DV|   RsvdULP     |         STag (32) ...
+ * |  (MPA ULPDU_Length)           |T|L| Rsvd  | DV|    RsvdULP    |
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *     ... STag    |               TO (64) ...                      |
+ * |                              STag                             |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                                                               |
+ * +                            TO (64)                            +
+ * |                                                               |
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * </pre>
+ *
+ * Drawn as RFC 5041 draws it, after MPA's ULPDU_Length, so the header starts at bit 16 of a word.
  *
  * @param last    L flag
  * @param rsvdUlp the 8-bit RsvdULP (the RDMAP Control Field), the same in every segment of a message

@@ -10,13 +10,19 @@ import rnic.wire.Ddp;
  *  0                   1                   2                   3
  *  0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- * |T|L| Rsvd  | DV|   RsvdULP[0:7]  |     RsvdULP[8:39] ...
+ * |  (MPA ULPDU_Length)           |T|L| Rsvd  | DV|  RsvdULP[0:7] |
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *     ... RsvdULP[8:39]              |         QN (32) ...
+ * |                         RsvdULP[8:39]                         |
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *     ... QN     |         MSN (32)          |     MO (32) ...       |
+ * |                               QN                              |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                              MSN                              |
+ * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+ * |                               MO                              |
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * </pre>
+ *
+ * Drawn as RFC 5041 draws it, after MPA's ULPDU_Length, so the header starts at bit 16 of a word.
  *
  * @param last    L flag
  * @param rsvdUlp the 40-bit RsvdULP: RDMAP Control Field in the top octet, Invalidate STag below (RFC 5040 §4.1)

@@ -13,7 +13,8 @@ import rnic.wire.TerminateCause;
  * cause.
  *
  * <p>Each open queue holds the receive buffers posted to it, oldest first; the oldest takes the message with the
- * queue's expected MSN (from 1, +1 mod 2^32 per message). A segment is checked in the order of DDP-29:
+ * queue's expected MSN (from 1, +1 mod 2^32 per message). A segment is checked for the five conditions of DDP-29 in
+ * this order, the MSN (DDP-29's check 5) before the offsets, which only mean something within the right message:
  * <ol>
  * <li>its QN names an open queue, else {@link TerminateCause#DDP_INVALID_QN} (E-D8);</li>
  * <li>the queue has a buffer, else {@link TerminateCause#DDP_NO_BUFFER} (E-D9) — also for a zero-length message,

@@ -86,7 +86,7 @@ public final class RdmapDecoder {
         for (int i = 0; i < segments.size(); i++) {
             DdpSegment s = segments.get(i);
             DdpHeader h = s.header();
-            if (i > 0 && check(h) != opcode || h.last() != (i == segments.size() - 1)
+            if ((i > 0 && check(h) != opcode) || h.last() != (i == segments.size() - 1)
                     || !sameMessage(first, h) || offset(h) - offset(first) != joined.size()) {
                 throw new IllegalArgumentException("segment " + i + " " + s + " does not continue " + first);
             }
