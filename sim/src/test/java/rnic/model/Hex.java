@@ -1,6 +1,7 @@
 package rnic.model;
 
 import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 import java.util.HexFormat;
 
 /** Test helpers for the byte dumps the model tests compare against. */
@@ -20,6 +21,13 @@ public final class Hex {
             sb.append(line.substring(line.indexOf(':') + 1));
         }
         return of(sb.toString());
+    }
+
+    /** The ULPDU of an FPDU dump (CONFORMANCE §2.10): the octets after ULPDU_Length, as many as it says. */
+    public static byte[] ulpdu(String fpduDump) {
+        byte[] fpdu = dump(fpduDump);
+        int l = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
+        return Arrays.copyOfRange(fpdu, 2, 2 + l);
     }
 
     /** The parts one after the other. */

@@ -20,13 +20,6 @@ import rnic.wire.TerminateCause;
  */
 class DdpHeaderTest {
 
-    /** The ULPDU of an FPDU dump (CONFORMANCE §2.10): the octets after ULPDU_Length, as many as it says. */
-    static byte[] ulpdu(String fpduDump) {
-        byte[] fpdu = Hex.dump(fpduDump);
-        int l = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
-        return Arrays.copyOfRange(fpdu, 2, 2 + l);
-    }
-
     static byte[] encode(DdpHeader h) {
         ByteBuffer b = ByteBuffer.allocate(h.size());
         h.writeTo(b);
@@ -48,7 +41,7 @@ class DdpHeaderTest {
      */
     @Test
     void taggedHeaderOfTheGoldenWrite() throws TerminateException {
-        byte[] golden = ulpdu("""
+        byte[] golden = Hex.ulpdu("""
                 0000: 00 12 c1 40 00 00 12 34 00 00 00 00 00 00 10 00
                 0010: de ad be ef bd bc 30 f4""");
         DdpSegment segment = new DdpSegment(new DdpTaggedHeader(true, 0x40, 0x1234, 0x1000), Hex.of("de ad be ef"));
@@ -68,7 +61,7 @@ class DdpHeaderTest {
         assertArrayEquals(send, sendSegment.encode());
         assertEquals(sendSegment, DdpSegment.parse(send));
 
-        byte[] read = ulpdu("""
+        byte[] read = Hex.ulpdu("""
                 0000: 00 2e 41 41 00 00 00 00 00 00 00 01 00 00 00 01
                 0010: 00 00 00 00 11 11 11 11 00 00 00 00 00 00 20 00
                 0020: 00 00 01 00 22 22 22 22 00 00 00 00 00 00 30 00

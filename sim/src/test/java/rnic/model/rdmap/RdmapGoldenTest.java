@@ -27,13 +27,6 @@ import rnic.wire.TerminateCause;
 class RdmapGoldenTest {
     static final RdmapDecoder DECODER = new RdmapDecoder(true);
 
-    /** The ULPDU of an FPDU dump: the octets after ULPDU_Length, as many as it says. */
-    static byte[] ulpdu(String fpduDump) {
-        byte[] fpdu = Hex.dump(fpduDump);
-        int l = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
-        return Arrays.copyOfRange(fpdu, 2, 2 + l);
-    }
-
     /** Encodes {@code m} as the first message of a stream and checks it against {@code golden}, then decodes it. */
     static void assertGolden(byte[] golden, RdmapMessage m) throws TerminateException {
         List<DdpSegment> segments = m.segments(new DdpSegmenter(), 1500);
@@ -45,7 +38,7 @@ class RdmapGoldenTest {
     /** §2.10 RDMA Write: STag 0x1234, TO 0x1000, payload de ad be ef (RDMAP-04, RDMAP-05, DDP-10). */
     @Test
     void rdmaWrite() throws TerminateException {
-        assertGolden(ulpdu("""
+        assertGolden(Hex.ulpdu("""
                 0000: 00 12 c1 40 00 00 12 34 00 00 00 00 00 00 10 00
                 0010: de ad be ef bd bc 30 f4"""), TaggedMessage.write(0x1234, 0x1000, Hex.of("de ad be ef")));
     }
@@ -57,7 +50,7 @@ class RdmapGoldenTest {
     @Test
     void readRequestAndItsResponse() throws TerminateException {
         ReadRequest request = new ReadRequest(0x11111111, 0x2000, 0x100, 0x22222222, 0x3000);
-        assertGolden(ulpdu("""
+        assertGolden(Hex.ulpdu("""
                 0000: 00 2e 41 41 00 00 00 00 00 00 00 01 00 00 00 01
                 0010: 00 00 00 00 11 11 11 11 00 00 00 00 00 00 20 00
                 0020: 00 00 01 00 22 22 22 22 00 00 00 00 00 00 30 00
@@ -78,7 +71,7 @@ class RdmapGoldenTest {
         TerminateException e = assertTerminates("1/2/01 110", TerminateCause.DDP_INVALID_QN,
                 () -> DECODER.check(DdpSegment.parse(badSend).header()));
         Terminate t = Terminate.inbound(e.cause(), badSend);
-        assertGolden(ulpdu("""
+        assertGolden(Hex.ulpdu("""
                 0000: 00 2a 41 47 00 00 00 00 00 00 00 02 00 00 00 01
                 0010: 00 00 00 00 12 01 c0 00 00 22 41 43 00 00 00 00
                 0020: 00 00 00 07 00 00 00 01 00 00 00 00 9c 3a f7 b1"""), t);
@@ -90,7 +83,7 @@ class RdmapGoldenTest {
      */
     @Test
     void atomicRequest() throws TerminateException {
-        assertGolden(ulpdu("""
+        assertGolden(Hex.ulpdu("""
                 0000: 00 46 41 4a 00 00 00 00 00 00 00 01 00 00 00 01
                 0010: 00 00 00 00 00 00 00 00 ca fe 00 01 33 33 33 33
                 0020: 00 00 00 00 00 00 40 00 00 00 00 00 00 00 00 01
@@ -102,7 +95,7 @@ class RdmapGoldenTest {
     /** §2.10 Atomic Response, QN 3 MSN 1: original value 0x29 for ReqID 0xCAFE0001 (RDMAP-29, RDMAP-36, T-23). */
     @Test
     void atomicResponse() throws TerminateException {
-        assertGolden(ulpdu("""
+        assertGolden(Hex.ulpdu("""
                 0000: 00 1e 41 4b 00 00 00 00 00 00 00 03 00 00 00 01
                 0010: 00 00 00 00 ca fe 00 01 00 00 00 00 00 00 00 29
                 0020: 33 a0 f5 39"""), new AtomicResponse(0xCAFE0001, 0x29));
@@ -111,7 +104,7 @@ class RdmapGoldenTest {
     /** §2.10 Immediate Data 0x0102030405060708, QN 0 MSN 1 (RDMAP-29, RDMAP-40). */
     @Test
     void immediateData() throws TerminateException {
-        assertGolden(ulpdu("""
+        assertGolden(Hex.ulpdu("""
                 0000: 00 1a 41 48 00 00 00 00 00 00 00 00 00 00 00 01
                 0010: 00 00 00 00 01 02 03 04 05 06 07 08 06 c2 28 05"""),
                 new ImmediateData(RdmapOpcode.IMMEDIATE_DATA, 0x0102030405060708L));
