@@ -1,14 +1,19 @@
 package rnic.sim.pcap;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import rnic.model.ddp.DdpSegment;
+import rnic.model.ddp.DdpTaggedHeader;
+import rnic.model.ddp.DdpUntaggedHeader;
 import rnic.model.mpa.MpaDirection;
 import rnic.model.mpa.MpaFramer;
 import rnic.model.mpa.MpaStartupFrame;
 import rnic.model.mpa.TcpSegment;
+import rnic.wire.Ddp;
+import rnic.wire.DdpQueue;
+import rnic.wire.RdmapOpcode;
 
 /**
  * Builds a capture of one MPA connection from the MPA golden model: TCP handshake, MPA Request and Reply (RFC 5044
@@ -302,8 +307,9 @@ public final class MpaCapture {
      * control 0x43 (RV=1, Send), RsvdULP (4 zero octets), QN 0, {@code msn}, MO 0, then {@code payload}.
      */
     public static byte[] send(int msn, byte[] payload) {
-        return ByteBuffer.allocate(18 + payload.length).put((byte) 0x41).put((byte) 0x43).putInt(0).putInt(0)
-                .putInt(msn).putInt(0).put(payload).array();
+        long rsvdUlp = (long) RdmapOpcode.SEND.control() << 32;
+        return new DdpSegment(new DdpUntaggedHeader(true, rsvdUlp, DdpQueue.SEND.qn(), msn & Ddp.U32_MASK, 0), payload)
+                .encode();
     }
 
     /**
@@ -311,7 +317,6 @@ public final class MpaCapture {
      * 0x40 (RV=1, RDMA Write), {@code stag}, {@code to}, then {@code payload}.
      */
     public static byte[] rdmaWrite(int stag, long to, byte[] payload) {
-        return ByteBuffer.allocate(14 + payload.length).put((byte) 0xC1).put((byte) 0x40).putInt(stag).putLong(to)
-                .put(payload).array();
+        return new DdpSegment(new DdpTaggedHeader(true, RdmapOpcode.RDMA_WRITE.control(), stag, to), payload).encode();
     }
 }

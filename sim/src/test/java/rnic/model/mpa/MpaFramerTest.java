@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import rnic.model.Hex;
 
 /**
  * The MPA transmitter model against the byte dumps of CONFORMANCE §2.10, §4.2 (RFC 5044 Figs. 5, 6), §4.4 and the

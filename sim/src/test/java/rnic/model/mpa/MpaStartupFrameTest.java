@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
+import rnic.model.Hex;
 import rnic.wire.MpaErrorCode;
 
 /**

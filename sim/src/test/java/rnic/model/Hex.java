@@ -1,20 +1,21 @@
-package rnic.model.mpa;
+package rnic.model;
 
 import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 import java.util.HexFormat;
 
-/** Test helpers for byte dumps. */
-final class Hex {
+/** Test helpers for the byte dumps the model tests compare against. */
+public final class Hex {
     private Hex() {
     }
 
     /** Octets from hex text; anything that is not a hex digit is ignored. */
-    static byte[] of(String s) {
+    public static byte[] of(String s) {
         return HexFormat.of().parseHex(s.replaceAll("[^0-9a-fA-F]", ""));
     }
 
     /** Octets from a dump whose lines are "offset: octets". */
-    static byte[] dump(String dump) {
+    public static byte[] dump(String dump) {
         StringBuilder sb = new StringBuilder();
         for (String line : dump.strip().split("\n")) {
             sb.append(line.substring(line.indexOf(':') + 1));
@@ -22,7 +23,15 @@ final class Hex {
         return of(sb.toString());
     }
 
-    static byte[] cat(byte[]... parts) {
+    /** The ULPDU of an FPDU dump (CONFORMANCE §2.10): the octets after ULPDU_Length, as many as it says. */
+    public static byte[] ulpdu(String fpduDump) {
+        byte[] fpdu = dump(fpduDump);
+        int l = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
+        return Arrays.copyOfRange(fpdu, 2, 2 + l);
+    }
+
+    /** The parts one after the other. */
+    public static byte[] cat(byte[]... parts) {
         ByteArrayOutputStream o = new ByteArrayOutputStream();
         for (byte[] p : parts) {
             o.writeBytes(p);
@@ -30,7 +39,8 @@ final class Hex {
         return o.toByteArray();
     }
 
-    static String show(byte[] b) {
+    /** Space-separated hex, for assertion messages and string comparisons. */
+    public static String show(byte[] b) {
         return HexFormat.ofDelimiter(" ").formatHex(b);
     }
 }
