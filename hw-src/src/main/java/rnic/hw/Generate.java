@@ -37,18 +37,26 @@ public final class Generate {
     /** Generates every block at {@code width} into {@code out}; returns the Verilog file names. */
     public static List<String> generate(int width, File out) throws IOException {
         out.mkdirs();
-        java.util.LinkedHashSet<String> files = new java.util.LinkedHashSet<>();
+        // Blocks are elaborated one by one into one folder: a module two blocks share must come out the same in both.
+        java.util.Map<String, String> written = new java.util.LinkedHashMap<>();
+        java.util.Map<String, String> writer = new java.util.HashMap<>();
         for (Blocks.Block b : Blocks.at(width)) {
             SpinalReport<?> report = Rtl.generate(out, b.factory());
             for (String path : Rtl.generatedFiles(report)) {
-                String file = new File(path).getName();
-                if (!new File(out, file).isFile()) {
-                    throw new IOException("SpinalHDL did not write " + file);
+                File f = new File(out, new File(path).getName());
+                if (!f.isFile()) {
+                    throw new IOException("SpinalHDL did not write " + f.getName());
                 }
-                files.add(file);
+                String text = Files.readString(f.toPath());
+                String before = written.putIfAbsent(f.getName(), text);
+                if (before != null && !before.equals(text)) {
+                    throw new IOException(f.getName() + " differs between blocks " + writer.get(f.getName()) + " and "
+                            + b.name() + ": give the module a definition name that includes its parameters");
+                }
+                writer.putIfAbsent(f.getName(), b.name());
             }
         }
-        List<String> list = new ArrayList<>(files);
+        List<String> list = new ArrayList<>(written.keySet());
         Files.write(new File(out, "rtl.f").toPath(), list);
         return list;
     }

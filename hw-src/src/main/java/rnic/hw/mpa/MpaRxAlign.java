@@ -115,12 +115,12 @@ public final class MpaRxAlign extends HwComponent {
         when(step, () -> {
             when(rowDone, () -> {
                 set(row, range(merged, 2 * dataWidth - 1, dataWidth));
-                set(fill, sub(filled, U(n, sw)).resize(fw));
+                set(fill, range(filled, fw - 1, 0)); // filled − n: filled < 2n and n is a power of two
                 set(sent, U(0, cw));
                 set(rowOff, add(rowOff, U(n, 32)));
             }).otherwise(() -> {
                 set(row, range(merged, dataWidth - 1, 0));
-                set(fill, filled.resize(fw));
+                set(fill, range(filled, fw - 1, 0));
                 set(sent, complete);
             });
         });

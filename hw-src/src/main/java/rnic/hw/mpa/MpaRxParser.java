@@ -115,7 +115,7 @@ public final class MpaRxParser extends HwComponent {
         Bool hdrAvail = lt(contentStart, hi);
 
         // The FPDU in progress (A): its content ends at word eA, its CRC is word eA if that is in this beat.
-        UInt remA = mux(starting, contentWords(wordAt(r.data, contentStart)), rem);
+        UInt remA = mux(starting, contentWords(lengthAt(r.data, contentStart)), rem);
         UInt eA = add(contentStart.resize(RW), remA);
         endsA = wire("endsA", lt(eA, hiR));
         Bool contentEnds = le(eA, hiR);
@@ -126,7 +126,7 @@ public final class MpaRxParser extends HwComponent {
         // The FPDU after it (B), starting right after A's CRC.
         nextStart = wire("nextStart", add(eAw, U(1, cw)));
         Bool bAvail = and(endsA, lt(nextStart, hi));
-        UInt tB = contentWords(wordAt(r.data, nextStart));
+        UInt tB = contentWords(lengthAt(r.data, nextStart));
         UInt eB = add(nextStart.resize(RW), tB);
         Bool bFits = not(lt(eB, hiR)); // B's CRC is not in this beat
 
@@ -135,9 +135,8 @@ public final class MpaRxParser extends HwComponent {
         crcB = wire("crcB", CrcParallel.nextWords(matrix, crcInit, r.data, nextStart, hi));
         Bits crcWord = wordAt(r.data, eAw);
         crcBad = wire("crcBad", and(io.crc, neq(crcWord, xor(crcA, B(matrix.finish(0), 32)))));
-        Bits w0 = range(r.data, 31, 0);
-        // FPDUPTR is octets 2–3 of the Marker, big-endian, read with bits 1:0 as zero (MPA-10).
-        UInt ptr = cat(range(w0, 23, 16), range(w0, 31, 26), B(0, 2)).asUInt();
+        // FPDUPTR is octets 2–3 of the Marker (word 0), big-endian, read with bits 1:0 as zero (MPA-10).
+        UInt ptr = cat(range(r.data, 23, 16), range(r.data, 31, 26), B(0, 2)).asUInt();
         UInt expectPtr = mux(starting, U(0, 32), sub(r.rowOff, hdrOff));
         Bool thisMarkerBad = and(isMarker, neq(ptr.resize(32), expectPtr));
         markerBadA = wire("markerBadA", or(and(not(fresh), markerBad), thisMarkerBad));
@@ -215,7 +214,22 @@ public final class MpaRxParser extends HwComponent {
 
     /** Word {@code index} of {@code data} (zero past the end). */
     static Bits wordAt(Bits data, UInt index) {
-        return range(shiftDown(data, index), 31, 0);
+        return select(data, index, 0, 32);
+    }
+
+    /** ULPDU_Length of the FPDU whose first word is word {@code index} (octets 0–1, big-endian). */
+    static UInt lengthAt(Bits data, UInt index) {
+        Bits field = select(data, index, 0, 16);
+        return cat(range(field, 7, 0), range(field, 15, 8)).asUInt();
+    }
+
+    /** Bits {@code lo … lo+width-1} of word {@code index} of {@code data}, zero past the last word. */
+    static Bits select(Bits data, UInt index, int lo, int width) {
+        Bits r = B(0, width);
+        for (int i = data.getBitsWidth() / 32 - 1; i >= 0; i--) {
+            r = mux(eq(index, U(i, index.getBitsWidth())), range(data, 32 * i + lo + width - 1, 32 * i + lo), r);
+        }
+        return r;
     }
 
     /** {@code data} moved down by {@code index} words. */
@@ -223,10 +237,13 @@ public final class MpaRxParser extends HwComponent {
         return data.$bar$greater$greater(concat(index.asBits(), B(0, 5)).asUInt());
     }
 
-    /** Content words of an FPDU whose first word is {@code header}: ⌈(2 + ULPDU_Length) / 4⌉ (T-05). */
-    static UInt contentWords(Bits header) {
-        // ULPDU_Length is octets 0–1, big-endian; octet 0 is bits 7:0 of the word.
-        UInt length = cat(range(header, 7, 0), range(header, 15, 8)).asUInt();
-        return shr(add(length.resize(RW), U(5, RW)), 2);
+    /**
+     * Content words of an FPDU with this ULPDU_Length: ⌈(2 + L) / 4⌉ (T-05), which for {@code L = 4q + r} is
+     * {@code q + 1}, plus one more when {@code r = 3}.
+     */
+    static UInt contentWords(UInt length) {
+        UInt q = range(length, 15, 2).resize(RW);
+        Bool spill = eq(range(length, 1, 0), U(3, 2));
+        return add(add(q, U(1, RW)), mux(spill, U(1, RW), U(0, RW)));
     }
 }

@@ -38,7 +38,7 @@ public final class MpaRxUlpdu extends HwComponent {
     }
 
     public final Io io;
-    /** The previous content beat of the FPDU. */
+    /** The previous content beat of the FPDU, but for its first two octets (never needed again). */
     public final Bits prev;
     /** Inside an FPDU (its first content beat seen). */
     public final Bool started;
@@ -52,7 +52,7 @@ public final class MpaRxUlpdu extends HwComponent {
         int w = dataWidth;
         int n = w / 8;
         int rw = MpaRxParser.RW;
-        prev = regInit("prev", bits(w), B(0, w));
+        prev = regInit("prev", bits(w - 16), B(0, w - 16));
         started = regInit("started", bool(), False());
         remaining = regInit("remaining", uint(rw), U(0, rw));
         flush = regInit("flush", bool(), False());
@@ -60,9 +60,9 @@ public final class MpaRxUlpdu extends HwComponent {
         WordPiece c = io.input.payload();
         UInt length = cat(range(c.data, 7, 0), range(c.data, 15, 8)).asUInt().resize(rw);
         UInt rem = wire("rem", mux(or(started, flush), remaining, length));
-        Bits tail = concat(B(0, 16), range(prev, w - 1, 16));
+        Bits tail = concat(B(0, 16), prev);
         Bits single = concat(B(0, 16), range(c.data, w - 1, 16));
-        Bits joined = concat(range(c.data, 15, 0), range(prev, w - 1, 16));
+        Bits joined = concat(range(c.data, 15, 0), prev);
         Bool full = lt(U(n, rw), rem);
         UInt keepCount = mux(full, U(n, rw), rem);
 
@@ -77,7 +77,7 @@ public final class MpaRxUlpdu extends HwComponent {
         UInt after = sub(rem, U(n, rw));
         when(and(io.output.fire(), flush), () -> set(flush, False()));
         when(io.input.fire(), () -> {
-            set(prev, c.data);
+            set(prev, range(c.data, w - 1, 16));
             when(not(started), () -> {
                 set(started, not(c.last));
                 set(remaining, length);

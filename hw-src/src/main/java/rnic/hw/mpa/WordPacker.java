@@ -52,6 +52,7 @@ public final class WordPacker extends HwComponent {
             throw new IllegalArgumentException("word counts must be positive");
         }
         io = io(new Io(inWords, outWords));
+        setDefinitionName("WordPacker_" + inWords + "to" + outWords, true); // one module per configuration
         int depth = outWords - 1 + inWords;
         int cw = log2Up(depth + 1);
         buffer = regInit("buffer", bits(32 * depth), B(0, 32 * depth));
@@ -61,7 +62,8 @@ public final class WordPacker extends HwComponent {
         UInt outW = U(outWords, cw);
         Bool full = not(lt(fill, outW));
         Bool nonEmpty = neq(fill, U(0, cw));
-        Bool lastBeat = and(draining, not(lt(outW, fill))); // draining and fill <= outWords
+        // Draining and fill <= outWords (always so when the buffer holds at most one beat).
+        Bool lastBeat = depth <= outWords ? draining : and(draining, not(lt(outW, fill)));
         WordPiece out = io.output.payload();
         set(io.output.valid(), or(full, and(draining, nonEmpty)));
         set(out.data, range(buffer, 32 * outWords - 1, 0));

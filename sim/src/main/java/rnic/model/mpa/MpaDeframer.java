@@ -82,7 +82,9 @@ public final class MpaDeframer {
             throw new IllegalArgumentException("out of order: expected seq " + nextSeq() + ", got " + seg.seq());
         }
         List<Event> out = new ArrayList<>();
-        if (failed) {
+        if (failed) { // a dead stream: the octets are taken and dropped (MPA-44)
+            base = (base + len + seg.payload().length) & 0xFFFF_FFFFL;
+            len = 0;
             return out;
         }
         append(seg.payload());

@@ -33,6 +33,8 @@ import rnic.sim.TcpPayloadSource;
  */
 class MpaRxDeframerTest {
     static final int ULPDUS = 20_000;
+    /** Cycles to let the pipeline settle after the input is consumed and every expected ULPDU seen. */
+    static final int DRAIN = 200;
 
     static List<Integer> widths() {
         return List.of(32, 64, 128, 256, 512);
@@ -66,8 +68,10 @@ class MpaRxDeframerTest {
         long start = tb.cycle();
         src.send(dir.seqStart(), stream, beats);
         tb.runUntilIdle(1000L + 4L * stream.length);
+        long cycles = tb.cycle() - start;
+        tb.step(DRAIN); // a verdict, or a ULPDU that should not be there, may still be on its way
         return new Outcome(sb.matched(), tb.signal(dut.io.failed).getBool(), (int) tb.signal(dut.io.errorCode).get(),
-                tb.signal(dut.io.errorSeq).get(), tb.cycle() - start);
+                tb.signal(dut.io.errorSeq).get(), cycles);
     }
 
     /** The golden framer's TCP payload for random ULPDUs, and those ULPDUs. */
@@ -144,5 +148,191 @@ class MpaRxDeframerTest {
             }
         }
         assertTrue(total >= ULPDUS, "ULPDUs checked: " + total);
+    }
+
+    /** Stream positions (octets from the start of {@code seg}) of the Markers inside a segment. */
+    static List<Integer> markersIn(MpaDirection dir, TcpSegment seg) {
+        List<Integer> at = new ArrayList<>();
+        for (int i = 0; i < seg.payload().length; i += 4) {
+            if (dir.markers() && ((seg.seq() + i - dir.seqStart()) & 0xFFFF_FFFFL) % 512 == 0) {
+                at.add(i);
+            }
+        }
+        return at;
+    }
+
+    /** Recomputes the CRC of the FPDU that is segment {@code fpdu} (the golden framer sends one FPDU per segment). */
+    static void fixCrc(byte[] fpdu) {
+        java.util.zip.CRC32C c = new java.util.zip.CRC32C();
+        c.update(fpdu, 0, fpdu.length - 4);
+        long v = c.getValue();
+        for (int i = 0; i < 4; i++) {
+            fpdu[fpdu.length - 4 + i] = (byte) (v >>> (8 * i));
+        }
+    }
+
+    /** The segments' payloads joined into one stream. */
+    static byte[] join(List<TcpSegment> segments) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        segments.forEach(s -> b.writeBytes(s.payload()));
+        return b.toByteArray();
+    }
+
+    /**
+     * Runs a tampered stream through the RTL (re-cut at random, idle and back-pressure) and checks it against the golden
+     * receiver: the same ULPDUs before the error, then the error with the same code and FPDU sequence number, and
+     * nothing after it (MPA-44). Returns the golden error, or null when the golden receiver saw none.
+     */
+    static MpaDeframer.Error checkAgainstGolden(Tb<MpaRxDeframer> tb, MpaDirection dir, List<TcpSegment> segments) {
+        List<MpaDeframer.Event> events = golden(dir, segments);
+        MpaDeframer.Error error = null;
+        for (MpaDeframer.Event e : events) {
+            if (e instanceof MpaDeframer.Error err) {
+                error = err;
+            }
+        }
+        Random rng = tb.random();
+        Outcome o = receive(tb, dir, join(segments), TcpPayloadSource.resegmenting(rng, tb.dut().io.dataWidth / 8),
+                Pacer.randomMix(rng), Pacer.randomMix(rng), ulpdusOf(events));
+        assertEquals(error != null, o.failed(), "error reported: golden " + error);
+        if (error != null) {
+            assertEquals(error.code().code(), o.code(), "error code");
+            assertEquals(error.fpduSeq(), o.seq(), "sequence number of the offending FPDU");
+        }
+        return error;
+    }
+
+    /**
+     * E-M2: one bit flipped anywhere in an FPDU — leading Marker, ULPDU_Length, ULPDU, embedded Marker, PAD, CRC —
+     * with CRC on: code 2 for that FPDU, every earlier ULPDU delivered, none of the later valid ones (MPA-20, MPA-44).
+     * A flip in ULPDU_Length re-frames the stream; the golden receiver then decides what is detected, and where.
+     *
+     * <p>Requirements: MPA-19, MPA-20, MPA-42, MPA-44; CONFORMANCE §3.1 E-M2.
+     */
+    @ParameterizedTest(name = "W={0}")
+    @MethodSource("widths")
+    void reportsACrcErrorForAFlippedBitAndDeliversNothingAfterIt(int w) {
+        for (int trial = 0; trial < 24; trial++) {
+            int t = trial;
+            model(w).run("crc-error-" + t, 1000L * w + t, tb -> {
+                Random rng = tb.random();
+                MpaDirection dir = new MpaDirection(t % 2 == 0, true, 0xFFFF_FFFFL - rng.nextInt(8192));
+                Traffic traffic = Traffic.random(dir, 256 + rng.nextInt(1800), 24, rng);
+                List<TcpSegment> segs = new ArrayList<>(traffic.segments());
+                int k = rng.nextInt(segs.size() - 2);
+                byte[] fpdu = segs.get(k).payload().clone();
+                int lead = markersIn(dir, segs.get(k)).contains(0) ? 4 : 0;
+                int at = t < 8 ? lead + 2 + rng.nextInt(fpdu.length - lead - 2) : rng.nextInt(fpdu.length);
+                fpdu[at] ^= (byte) (1 << rng.nextInt(8));
+                segs.set(k, new TcpSegment(segs.get(k).seq(), fpdu));
+                MpaDeframer.Error e = checkAgainstGolden(tb, dir, segs);
+                if (at >= lead + 2 || at < lead) {
+                    assertEquals(rnic.wire.MpaErrorCode.CRC_ERROR, e.code(), "flip at " + at);
+                    assertEquals(segs.get(k).seq(), e.fpduSeq());
+                }
+            });
+        }
+    }
+
+    /**
+     * E-M3: a Marker whose FPDUPTR is off by ±4 (or non-zero where it leads an FPDU) in an FPDU whose CRC is valid —
+     * recomputed with CRC on, absent with CRC off — is code 3 for that FPDU (MPA-42, MPA-13, MPA-14). The same Marker
+     * with its RESERVED half set and the low two FPDUPTR bits set is accepted (MPA-10).
+     *
+     * <p>Requirements: MPA-10, MPA-13, MPA-14, MPA-42, MPA-44; CONFORMANCE §3.1 E-M3.
+     */
+    @ParameterizedTest(name = "W={0}")
+    @MethodSource("widths")
+    void reportsAMarkerErrorOnACrcValidFpduAndToleratesReservedBits(int w) {
+        for (int trial = 0; trial < 16; trial++) {
+            int t = trial;
+            model(w).run("marker-error-" + t, 2000L * w + t, tb -> {
+                Random rng = tb.random();
+                boolean crc = t % 2 == 0;
+                boolean tolerate = t % 4 >= 2;
+                MpaDirection dir = new MpaDirection(true, crc, 0xFFFF_FFFFL - rng.nextInt(8192));
+                Traffic traffic = Traffic.random(dir, 1460, 40, rng);
+                List<TcpSegment> segs = new ArrayList<>(traffic.segments());
+                int k;
+                do {
+                    k = rng.nextInt(segs.size() - 2);
+                } while (markersIn(dir, segs.get(k)).isEmpty());
+                List<Integer> marks = markersIn(dir, segs.get(k));
+                int m = marks.get(rng.nextInt(marks.size()));
+                byte[] fpdu = segs.get(k).payload().clone();
+                if (tolerate) {
+                    fpdu[m] = (byte) rng.nextInt(256);
+                    fpdu[m + 1] = (byte) (1 + rng.nextInt(255));
+                    fpdu[m + 3] |= (byte) (1 + rng.nextInt(3));
+                } else {
+                    int ptr = ((fpdu[m + 2] & 0xFF) << 8) | (fpdu[m + 3] & 0xFF);
+                    ptr = ptr == 0 ? 4 * (1 + rng.nextInt(8)) : ptr + (rng.nextBoolean() ? 4 : -4);
+                    fpdu[m + 2] = (byte) (ptr >>> 8);
+                    fpdu[m + 3] = (byte) ptr;
+                }
+                if (crc) {
+                    fixCrc(fpdu);
+                }
+                segs.set(k, new TcpSegment(segs.get(k).seq(), fpdu));
+                MpaDeframer.Error e = checkAgainstGolden(tb, dir, segs);
+                if (tolerate) {
+                    assertEquals(null, e, "RESERVED and FPDUPTR low bits are ignored");
+                } else {
+                    assertEquals(rnic.wire.MpaErrorCode.MARKER_ERROR, e.code());
+                    assertEquals(segs.get(k).seq(), e.fpduSeq());
+                }
+            });
+        }
+    }
+
+    /**
+     * E-M1: a hole in the TCP sequence (octets missing) ends the stream with code 1 at the first missing octet; every
+     * FPDU completed before the hole is delivered, nothing after. A stream that just stops in the middle of an FPDU
+     * delivers everything before that FPDU and reports nothing (MPA-25 (c)).
+     *
+     * <p>Requirements: MPA-25, MPA-42, MPA-44; CONFORMANCE §3.1 E-M1.
+     */
+    @ParameterizedTest(name = "W={0}")
+    @MethodSource("widths")
+    void reportsAHoleAsLostAndNeverDeliversATruncatedFpdu(int w) {
+        for (int trial = 0; trial < 8; trial++) {
+            int t = trial;
+            model(w).run("hole-" + t, 3000L * w + t, tb -> {
+                Random rng = tb.random();
+                MpaDirection dir = new MpaDirection(rng.nextBoolean(), rng.nextBoolean(), 0xFFFF_FFFFL - rng.nextInt(8192));
+                Traffic traffic = Traffic.random(dir, 536, 30, rng);
+                byte[] stream = traffic.stream();
+                int cut = 1 + rng.nextInt(stream.length - 1);
+                List<byte[]> before = ulpdusOf(golden(dir, List.of(new TcpSegment(dir.seqStart(),
+                        java.util.Arrays.copyOf(stream, cut)))));
+                MpaRxDeframer dut = tb.dut();
+                tb.signal(dut.io.markers).set(dir.markers());
+                tb.signal(dut.io.crc).set(dir.crc());
+                tb.signal(dut.io.seqStart).set(dir.seqStart());
+                Scoreboard<byte[]> sb = tb.add(new Scoreboard<byte[]>("hole W=" + w, java.util.Arrays::equals,
+                        b -> b.length + " octets"));
+                TcpPayloadSource src = TcpPayloadSource.on(tb, dut.io.tcp, Pacer.randomMix(rng));
+                AxisSink.on(tb, dut.io.ulpdu, Pacer.randomMix(rng), sb::actual);
+                tb.reset(3);
+                before.forEach(sb::expect);
+                IntSupplier beats = TcpPayloadSource.resegmenting(rng, w / 8);
+                src.send(dir.seqStart(), java.util.Arrays.copyOf(stream, cut), beats);
+                boolean hole = t % 2 == 0 && stream.length - cut >= 2;
+                if (hole) {
+                    int skip = 1 + rng.nextInt(Math.min(64, stream.length - cut - 1));
+                    src.send(dir.seqStart() + cut + skip,
+                            java.util.Arrays.copyOfRange(stream, cut + skip, stream.length), beats);
+                }
+                tb.runUntilIdle(1000L + 4L * stream.length);
+                tb.step(DRAIN);
+                if (hole) {
+                    assertTrue(tb.signal(dut.io.failed).getBool(), "hole reported");
+                    assertEquals(rnic.wire.MpaErrorCode.TCP_CLOSED.code(), tb.signal(dut.io.errorCode).get());
+                    assertEquals((dir.seqStart() + cut) & 0xFFFF_FFFFL, tb.signal(dut.io.errorSeq).get());
+                } else {
+                    assertFalse(tb.signal(dut.io.failed).getBool(), "a truncated stream is no error");
+                }
+            });
+        }
     }
 }
