@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
 import rnic.hw.mpa.UlpduBeat;
 import rnic.model.mpa.MpaDirection;
@@ -15,19 +16,22 @@ import rnic.sim.Scoreboard;
 import rnic.sim.SimModel;
 import rnic.sim.SimSignal;
 import rnic.sim.StreamSource;
+import rnic.sim.TcpPayloadSource;
 
 /**
  * {@code ./rnic bench mpa}: MPA data-path throughput in bytes per clock cycle, measured in simulation cycles (not
  * wall time), with Markers and CRC on, both sides at full rate, every segment checked against the golden model.
  *
  * <p>For the transmitter it reports ULPDU octets per cycle (what DDP can push) and wire octets per cycle (what goes to
- * TCP, including ULPDU_Length, PAD, CRC and Markers), each also as a fraction of the W/8 octets a beat carries.
+ * TCP, including ULPDU_Length, PAD, CRC and Markers), each also as a fraction of the W/8 octets a beat carries. For the
+ * receiver, the same two figures the other way round: wire octets per cycle taken from TCP (the golden framer's stream
+ * in full beats, back to back) and ULPDU octets per cycle delivered to DDP, every ULPDU checked.
  */
 public final class MpaBench {
     private MpaBench() {
     }
 
-    /** One TX measurement. */
+    /** One measurement (TX or RX). */
     record TxFigure(int width, int ulpduSize, long ulpdus, long ulpduOctets, long wireOctets, long cycles) {
         double ulpduPerCycle() {
             return (double) ulpduOctets / cycles;
@@ -40,9 +44,11 @@ public final class MpaBench {
 
     public static void main(String[] args) {
         List<TxFigure> tx = new ArrayList<>();
+        List<TxFigure> rx = new ArrayList<>();
         for (int w : new int[] {64, 512}) {
             for (int size : new int[] {64, 1500}) {
                 tx.add(measureTx(w, size, 400_000));
+                rx.add(measureRx(w, size, 400_000));
             }
         }
         System.out.println();
@@ -56,6 +62,59 @@ public final class MpaBench {
                     f.ulpdus, f.cycles, f.ulpduPerCycle(), f.ulpduPerCycle() / beat, f.wirePerCycle(),
                     f.wirePerCycle() / beat);
         }
+        System.out.println();
+        System.out.println("MPA receiver (MpaRxDeframer), Markers and CRC on, EMSS 9000, full rate, cycles counted in"
+                + " simulation");
+        System.out.printf(Locale.ROOT, "%4s %7s %8s %12s %12s %10s %12s %10s%n", "W", "ULPDU", "FPDUs", "cycles",
+                "wire B/cyc", "of W/8", "ULPDU B/cyc", "of W/8");
+        for (TxFigure f : rx) {
+            double beat = f.width / 8.0;
+            System.out.printf(Locale.ROOT, "%4d %7d %8d %12d %12.2f %10.3f %12.2f %10.3f%n", f.width, f.ulpduSize,
+                    f.ulpdus, f.cycles, f.wirePerCycle(), f.wirePerCycle() / beat, f.ulpduPerCycle(),
+                    f.ulpduPerCycle() / beat);
+        }
+    }
+
+    /**
+     * Receives the golden framer's stream of {@code ulpduSize}-octet ULPDUs (about {@code targetCycles} cycles of it)
+     * in full beats, back to back, and counts the cycles until the last ULPDU is out.
+     */
+    static TxFigure measureRx(int w, int ulpduSize, long targetCycles) {
+        int octets = w / 8;
+        MpaDirection dir = new MpaDirection(true, true, 0xFFFF_F000L);
+        MpaFramer golden = new MpaFramer(dir, 9000);
+        Random rng = new Random(ulpduSize);
+        java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+        List<byte[]> sent = new ArrayList<>();
+        while (stream.size() < targetCycles * octets) {
+            byte[] u = new byte[ulpduSize];
+            rng.nextBytes(u);
+            sent.add(u);
+            golden.send(u).forEach(seg -> stream.writeBytes(seg.payload()));
+        }
+        byte[] bytes = stream.toByteArray();
+        long[] cycles = {0};
+        SimModel<MpaRxDeframer> model = SimModel.of("MpaRxDeframer-w" + w, () -> new MpaRxDeframer(w));
+        model.run("bench-rx-" + ulpduSize, 1, tb -> {
+            MpaRxDeframer dut = tb.dut();
+            tb.signal(dut.io.markers).set(true);
+            tb.signal(dut.io.crc).set(true);
+            tb.signal(dut.io.seqStart).set(dir.seqStart());
+            Scoreboard<byte[]> sb = tb.add(new Scoreboard<>("bench rx", java.util.Arrays::equals,
+                    b -> b.length + " octets"));
+            TcpPayloadSource src = TcpPayloadSource.on(tb, dut.io.tcp, Pacer.always());
+            AxisSink.on(tb, dut.io.ulpdu, Pacer.always(), sb::actual);
+            tb.reset(3);
+            sent.forEach(sb::expect);
+            src.send(dir.seqStart(), bytes, () -> octets);
+            long start = tb.cycle();
+            tb.runUntilIdle(100L * targetCycles);
+            cycles[0] = tb.cycle() - start;
+            if (tb.signal(dut.io.failed).getBool()) {
+                throw new AssertionError("the receiver reported MPA error " + tb.signal(dut.io.errorCode).get());
+            }
+        });
+        return new TxFigure(w, ulpduSize, sent.size(), (long) sent.size() * ulpduSize, bytes.length, cycles[0]);
     }
 
     /** Streams {@code ulpduSize}-octet ULPDUs for about {@code targetCycles} cycles and counts. */

@@ -9,17 +9,17 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
 import rnic.hw.mpa.UlpduBeat;
 import rnic.model.mpa.Mpa;
-import rnic.model.mpa.MpaDeframer;
 import rnic.model.mpa.MpaDirection;
-import rnic.model.mpa.TcpSegment;
 import rnic.sim.AxisSink;
 import rnic.sim.Pacer;
 import rnic.sim.SimModel;
 import rnic.sim.SimSignal;
 import rnic.sim.StreamSource;
+import rnic.sim.TcpPayloadSource;
 import rnic.sim.pcap.MpaCapture;
 
 /**
@@ -28,10 +28,9 @@ import rnic.sim.pcap.MpaCapture;
  * both directions, written as a pcap that Wireshark decodes: Ethernet/IPv4/TCP with correct checksums, the TCP
  * handshake, the MPA Request and Reply, then every FPDU segment exactly as the RTL emitted it, then FIN.
  *
- * <p>Each direction's traffic is a random mix of Sends and RDMA Writes (valid DDP/RDMAP headers). The receive side is
- * checked by the golden model {@link MpaDeframer}, which must deliver every ULPDU; the RTL segments are also compared
- * with the golden framer's. (The receiver RTL, MpaRxDeframer, is not written yet; when it is, it takes the model's
- * place here.)
+ * <p>Each direction's traffic is a random mix of Sends and RDMA Writes (valid DDP/RDMAP headers). It is looped back
+ * through the {@link MpaRxDeframer} RTL — the TX RTL's TCP payload re-cut at random down to 1-octet beats — which must
+ * deliver every ULPDU unchanged and in order; the TX RTL's segments are also compared with the golden framer's.
  */
 public final class MpaSim {
     private MpaSim() {
@@ -78,7 +77,8 @@ public final class MpaSim {
         System.out.printf("wrote %s: %d FPDUs (%d octets) from the MpaTxFramer RTL, W=%d, markers %s, CRC %s, %d"
                 + " simulated cycles%n", o.pcap(), s.fpdus(), s.octets(), o.width(),
                 o.markers().name().toLowerCase(), o.crc() ? "on" : "off", s.cycles());
-        System.out.printf("receive side (golden MpaDeframer): %d of %d ULPDUs delivered; RTL vs golden framer: %d"
+        System.out.printf("receive side (MpaRxDeframer RTL, re-segmented): %d of %d ULPDUs delivered; TX RTL vs"
+                + " golden framer: %d"
                 + " segment(s) differ%n", s.delivered(), s.fpdus(), s.rtlModelMismatches());
         if (s.rtlModelMismatches() != 0 || s.delivered() != s.fpdus()) {
             System.exit(1);
@@ -133,22 +133,56 @@ public final class MpaSim {
         long octets = 0;
         for (MpaCapture.Direction d : MpaCapture.Direction.values()) {
             MpaDirection dir = d == MpaCapture.Direction.I2R ? result.i2r() : result.r2i();
-            MpaDeframer rx = new MpaDeframer(dir);
-            long seq = dir.seqStart();
-            int k = 0;
             for (byte[] seg : rtl.get(d)) {
                 octets += seg.length;
-                for (MpaDeframer.Event e : rx.receive(new TcpSegment(seq, seg))) {
-                    if (e instanceof MpaDeframer.Ulpdu u && Arrays.equals(u.data(), ulpdus.get(d).get(k))) {
-                        delivered++;
-                        k++;
-                    }
-                }
-                seq = (seq + seg.length) & 0xFFFF_FFFFL;
             }
+            Reception r = receive(o, dir, rtl.get(d), ulpdus.get(d));
+            delivered += r.delivered();
+            cycles += r.cycles();
         }
         int fpdus = rtl.values().stream().mapToInt(List::size).sum();
         return new Summary(fpdus, octets, mismatches[0], delivered, cycles);
+    }
+
+    /** What the receiver RTL did with one direction. */
+    private record Reception(int delivered, long cycles) {
+    }
+
+    /**
+     * Runs the RX RTL on one direction's TCP payload — the TX RTL's segments joined and re-cut at random, down to
+     * 1-octet beats, as a re-segmenting middlebox would — and counts the ULPDUs it delivers equal to the ones sent,
+     * in order; an MPA error or any other ULPDU stops the count.
+     */
+    private static Reception receive(Options o, MpaDirection dir, List<byte[]> segments, List<byte[]> sent) {
+        int w = o.width();
+        java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+        segments.forEach(stream::writeBytes);
+        byte[] bytes = stream.toByteArray();
+        int[] delivered = {0};
+        boolean[] wrong = {false};
+        long[] cycles = {0};
+        SimModel<MpaRxDeframer> model = SimModel.of("MpaRxDeframer-w" + w, () -> new MpaRxDeframer(w));
+        model.run("sim-mpa-rx", o.seed(), tb -> {
+            MpaRxDeframer dut = tb.dut();
+            tb.signal(dut.io.markers).set(dir.markers());
+            tb.signal(dut.io.crc).set(dir.crc());
+            tb.signal(dut.io.seqStart).set(dir.seqStart());
+            TcpPayloadSource src = TcpPayloadSource.on(tb, dut.io.tcp, Pacer.always());
+            AxisSink.on(tb, dut.io.ulpdu, Pacer.always(), u -> {
+                if (!wrong[0] && delivered[0] < sent.size() && Arrays.equals(u, sent.get(delivered[0]))) {
+                    delivered[0]++;
+                } else {
+                    wrong[0] = true;
+                }
+            });
+            tb.reset(3);
+            src.send(dir.seqStart(), bytes, TcpPayloadSource.resegmenting(tb.random(), w / 8));
+            long start = tb.cycle();
+            tb.runUntil(() -> delivered[0] == sent.size() || wrong[0] || tb.signal(dut.io.failed).getBool(),
+                    100L * bytes.length + 10_000, "every ULPDU from the receiver RTL");
+            cycles[0] = tb.cycle() - start;
+        });
+        return new Reception(wrong[0] ? 0 : delivered[0], cycles[0]);
     }
 
     /** Runs the TX RTL on one direction's ULPDUs; returns the cycles taken and fills {@code segments}. */

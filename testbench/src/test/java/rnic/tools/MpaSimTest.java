@@ -12,12 +12,15 @@ import org.junit.jupiter.params.provider.CsvSource;
 import rnic.sim.pcap.MpaCapture;
 
 /**
- * {@code ./rnic sim mpa}: a capture of FPDUs produced by the MpaTxFramer RTL that Wireshark's MPA dissector decodes
- * with every CRC good, DDP/RDMAP decoded, no malformed packet and no expert warning; the golden deframer delivers
- * every ULPDU and the RTL matches the golden framer segment for segment. One-direction Marker settings are checked by
- * the golden model only: Wireshark 4.0 assumes Markers in both directions when it sees them in one (see the README).
+ * {@code ./rnic sim mpa}: the RTL loop-back (MpaTxFramer → re-segmented at random → MpaRxDeframer) delivers every
+ * ULPDU unchanged in both directions at every width, Markers none/one direction/both × CRC on/off, with the TX RTL
+ * equal to the golden framer segment for segment; and its capture is decoded by Wireshark's MPA dissector with every
+ * CRC good, DDP/RDMAP decoded, no malformed packet and no expert warning. One-direction Marker settings are not opened
+ * in Wireshark: 4.0 assumes Markers in both directions when it sees them in one (see the README); the loop-back through
+ * the receiver RTL and the golden framer comparison check them instead.
  *
- * <p>Requirements: MPA-07, MPA-12, MPA-13, MPA-19, MPA-22, MPA-27, MPA-37 (decoded by an independent implementation).
+ * <p>Requirements: MPA-07, MPA-12, MPA-13, MPA-16, MPA-19, MPA-22, MPA-23, MPA-27, MPA-29 (per-direction Markers),
+ * MPA-37 (decoded by an independent implementation).
  */
 class MpaSimTest {
 
@@ -29,7 +32,7 @@ class MpaSimTest {
         MpaSim.Summary s = MpaSim.run(new MpaSim.Options(pcap, m, crc, 40, width, 1460, 7));
         assertEquals(80, s.fpdus());
         assertEquals(0, s.rtlModelMismatches(), "RTL segments differ from the golden framer");
-        assertEquals(80, s.delivered(), "golden deframer deliveries");
+        assertEquals(80, s.delivered(), "ULPDUs delivered by the receiver RTL");
         if (m == MpaCapture.Markers.I2R || m == MpaCapture.Markers.R2I) {
             return;
         }
@@ -44,6 +47,22 @@ class MpaSimTest {
         assertEquals(0, bad, "FPDUs with a bad CRC");
         if (crc) {
             assertEquals(80, good, "FPDUs with a good CRC");
+        }
+    }
+
+    @ParameterizedTest(name = "W={0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {32, 64, 128, 256, 512})
+    void rtlLoopbackDeliversEveryUlpduForEveryMarkerAndCrcSetting(int width) throws Exception {
+        for (MpaCapture.Markers m : MpaCapture.Markers.values()) {
+            for (boolean crc : new boolean[] {true, false}) {
+                Path pcap = Path.of("target/sim-mpa/loop-" + m + "-" + crc + "-w" + width + ".pcap");
+                MpaSim.Summary s = MpaSim.run(new MpaSim.Options(pcap, m, crc, 60, width, 536 + 97 * width / 8,
+                        width + m.ordinal()));
+                String what = "markers " + m + " crc " + crc;
+                assertEquals(120, s.fpdus(), what);
+                assertEquals(0, s.rtlModelMismatches(), what + ": TX RTL segments differ from the golden framer");
+                assertEquals(120, s.delivered(), what + ": ULPDUs delivered by the receiver RTL");
+            }
         }
     }
 
