@@ -57,6 +57,8 @@ public final class MpaRxDeframer extends HwComponent {
         }
     }
 
+    /** Pieces buffered ahead of, and beats behind, each lane. */
+    static final int LANE_SLACK = 4;
     /** Verdicts buffered ahead of their ULPDUs. */
     static final int STATUS_DEPTH = 16;
 
@@ -95,16 +97,18 @@ public final class MpaRxDeframer extends HwComponent {
         set(parser.io.markers, io.markers);
         set(parser.io.crc, io.crc);
         set(parser.io.seqStart, io.seqStart);
-        Streams.connect(parser.io.lane0, packer0.io.input);
-        Streams.connect(parser.io.lane1, packer1.io.input);
+        // Piece slack per lane: the parser can start a lane's next FPDU while its packer still drains the last one.
+        Streams.connect(Streams.fifo(parser.io.lane0, LANE_SLACK), packer0.io.input);
+        Streams.connect(Streams.fifo(parser.io.lane1, LANE_SLACK), packer1.io.input);
         Streams.connect(packer0.io.output, ulpdu0.io.input);
         Streams.connect(packer1.io.output, ulpdu1.io.input);
 
         // Merge the lanes back in FPDU order: lane 0 carries FPDUs 0, 2, 4, …
         laneSel = regInit("laneSel", bool(), False());
         Stream<AxisBeat> merged = Streams.stream(() -> new AxisBeat(dataWidth));
-        Stream<AxisBeat> u0 = ulpdu0.io.output;
-        Stream<AxisBeat> u1 = ulpdu1.io.output;
+        // A few beats of slack per lane, so a lane can finish its FPDU while the merge still drains the other one.
+        Stream<AxisBeat> u0 = Streams.fifo(ulpdu0.io.output, LANE_SLACK);
+        Stream<AxisBeat> u1 = Streams.fifo(ulpdu1.io.output, LANE_SLACK);
         set(merged.valid(), mux(laneSel, u1.valid(), u0.valid()));
         set(merged.payload(), mux(laneSel, u1.payload(), u0.payload()));
         set(u0.ready(), and(not(laneSel), merged.ready()));
