@@ -2,6 +2,8 @@ package rnic.hw.mpa;
 
 import static rnic.hdl.Hdl.*;
 
+import java.util.ArrayList;
+import java.util.List;
 import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
 import rnic.hdl.Streams;
@@ -17,7 +19,7 @@ import spinal.lib.Stream;
  * nothing more is delivered (MPA-44) while input keeps being taken, so TCP never stalls on a dead stream.
  *
  * <p>Chain: {@link MpaRxAlign} (back onto the 512-octet grid from {@code seqStart}) → {@link MpaRxParser} (FPDU
- * boundaries from ULPDU_Length, Marker and CRC checks; consecutive FPDUs on alternating lanes) → per lane a
+ * boundaries from ULPDU_Length, Marker and CRC checks; consecutive FPDUs take turns over three lanes) → per lane a
  * {@link WordPacker} and a {@link MpaRxUlpdu} (ULPDU to octet 0) → merged back in FPDU order → a buffer that releases
  * a ULPDU only once its FPDU's verdict is in (MPA-25: located by the ULPDU_Length chain, CRC checked, whole FPDU
  * arrived). The buffer holds {@code ⌈65535 / (W/8)⌉} beats plus slack, a whole FPDU of any 16-bit ULPDU_Length (the
@@ -65,12 +67,10 @@ public final class MpaRxDeframer extends HwComponent {
     public final Io io;
     public final MpaRxAlign align;
     public final MpaRxParser parser;
-    public final WordPacker packer0;
-    public final WordPacker packer1;
-    public final MpaRxUlpdu ulpdu0;
-    public final MpaRxUlpdu ulpdu1;
+    public final List<WordPacker> packers = new ArrayList<>();
+    public final List<MpaRxUlpdu> ulpdus = new ArrayList<>();
     /** Lane whose packet is merged next. */
-    public final Bool laneSel;
+    public final UInt laneSel;
     /** Inside a released ULPDU. */
     public final Bool open;
     public final Bool failed;
@@ -86,10 +86,10 @@ public final class MpaRxDeframer extends HwComponent {
         Streams.axisNames(io.ulpdu, "ulpdu");
         align = child("align", () -> new MpaRxAlign(dataWidth));
         parser = child("parser", () -> new MpaRxParser(words));
-        packer0 = child("packer0", () -> new WordPacker(words, words));
-        packer1 = child("packer1", () -> new WordPacker(words, words));
-        ulpdu0 = child("ulpdu0", () -> new MpaRxUlpdu(dataWidth));
-        ulpdu1 = child("ulpdu1", () -> new MpaRxUlpdu(dataWidth));
+        for (int i = 0; i < MpaRxParser.LANES; i++) {
+            packers.add(child("packer" + i, () -> new WordPacker(words, words)));
+            ulpdus.add(child("ulpdu" + i, () -> new MpaRxUlpdu(dataWidth)));
+        }
 
         Streams.connect(io.tcp, align.io.input);
         set(align.io.seqStart, io.seqStart);
@@ -97,23 +97,31 @@ public final class MpaRxDeframer extends HwComponent {
         set(parser.io.markers, io.markers);
         set(parser.io.crc, io.crc);
         set(parser.io.seqStart, io.seqStart);
-        // Piece slack per lane: the parser can start a lane's next FPDU while its packer still drains the last one.
-        Streams.connect(Streams.fifo(parser.io.lane0, LANE_SLACK), packer0.io.input);
-        Streams.connect(Streams.fifo(parser.io.lane1, LANE_SLACK), packer1.io.input);
-        Streams.connect(packer0.io.output, ulpdu0.io.input);
-        Streams.connect(packer1.io.output, ulpdu1.io.input);
-
-        // Merge the lanes back in FPDU order: lane 0 carries FPDUs 0, 2, 4, …
-        laneSel = regInit("laneSel", bool(), False());
+        // Per lane: a few pieces of slack (the parser can start a lane's next FPDU while its packer still drains the
+        // last one), the packer, the ULPDU aligner, a few beats of slack (a lane can finish while the merge drains
+        // another). Then the lanes are merged back in FPDU order: lane i carries FPDUs i, i + LANES, …
+        laneSel = regInit("laneSel", uint(2), U(0, 2));
         Stream<AxisBeat> merged = Streams.stream(() -> new AxisBeat(dataWidth));
-        // A few beats of slack per lane, so a lane can finish its FPDU while the merge still drains the other one.
-        Stream<AxisBeat> u0 = Streams.fifo(ulpdu0.io.output, LANE_SLACK);
-        Stream<AxisBeat> u1 = Streams.fifo(ulpdu1.io.output, LANE_SLACK);
-        set(merged.valid(), mux(laneSel, u1.valid(), u0.valid()));
-        set(merged.payload(), mux(laneSel, u1.payload(), u0.payload()));
-        set(u0.ready(), and(not(laneSel), merged.ready()));
-        set(u1.ready(), and(laneSel, merged.ready()));
-        when(and(merged.fire(), merged.payload().tlast), () -> set(laneSel, not(laneSel)));
+        Bool mergedValid = False();
+        List<Stream<AxisBeat>> outs = new ArrayList<>();
+        for (int i = 0; i < MpaRxParser.LANES; i++) {
+            Streams.connect(Streams.fifo(parser.io.lanes.get(i), LANE_SLACK), packers.get(i).io.input);
+            Streams.connect(packers.get(i).io.output, ulpdus.get(i).io.input);
+            outs.add(Streams.fifo(ulpdus.get(i).io.output, LANE_SLACK));
+        }
+        AxisBeat mergedBeat = outs.get(0).payload();
+        for (int i = 0; i < MpaRxParser.LANES; i++) {
+            Bool mine = eq(laneSel, U(i, 2));
+            mergedValid = mux(mine, outs.get(i).valid(), mergedValid);
+            if (i > 0) {
+                mergedBeat = mux(mine, outs.get(i).payload(), mergedBeat);
+            }
+            set(outs.get(i).ready(), and(mine, merged.ready()));
+        }
+        set(merged.valid(), mergedValid);
+        set(merged.payload(), mergedBeat);
+        UInt nextLane = mux(eq(laneSel, U(MpaRxParser.LANES - 1, 2)), U(0, 2), add(laneSel, U(1, 2)));
+        when(and(merged.fire(), merged.payload().tlast), () -> set(laneSel, nextLane));
 
         int depth = 1 << log2Up((65535 + n - 1) / n + 4);
         Stream<AxisBeat> held = Streams.fifo(merged, depth);

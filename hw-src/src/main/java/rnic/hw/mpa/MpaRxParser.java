@@ -2,6 +2,8 @@ package rnic.hw.mpa;
 
 import static rnic.hdl.Hdl.*;
 
+import java.util.ArrayList;
+import java.util.List;
 import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
 import rnic.hdl.Streams;
@@ -21,7 +23,7 @@ import spinal.lib.Stream;
  * <p>Per beat the stage takes the rest of the current FPDU and, when that ends in the beat, the start of the next one,
  * so FPDUs of a row or more cost no cycle at their boundaries. The next FPDU's start is taken only if it does not end in
  * the same beat as well; otherwise the beat is held and worked on again from that FPDU ({@code wp}), one FPDU end per
- * cycle. Consecutive FPDUs alternate between {@code lane0} and {@code lane1}, so each lane receives at most one piece per
+ * cycle. Consecutive FPDUs take turns over {@link #LANES} lanes, so each lane receives at most one piece per
  * cycle; the receiver reassembles them in that order.
  *
  * <p>A Marker is word 0 of every row at a multiple of 512 octets when Markers are on. Before an FPDU's first word it
@@ -37,8 +39,8 @@ public final class MpaRxParser extends HwComponent {
     public static final class Io extends HwBundle {
         public final int words;
         public final Stream<MpaRxRow> input;
-        public final Stream<WordPiece> lane0;
-        public final Stream<WordPiece> lane1;
+        /** Output lanes; FPDU {@code i} goes to lane {@code i mod LANES}. */
+        public final List<Stream<WordPiece>> lanes = new ArrayList<>();
         public final Stream<MpaRxStatus> status;
         public final Bool markers;
         public final Bool crc;
@@ -47,14 +49,22 @@ public final class MpaRxParser extends HwComponent {
         public Io(int words) {
             this.words = words;
             input = field("input", Streams.slaveStream(() -> new MpaRxRow(words)));
-            lane0 = field("lane0", Streams.masterStream(() -> new WordPiece(words)));
-            lane1 = field("lane1", Streams.masterStream(() -> new WordPiece(words)));
+            for (int i = 0; i < LANES; i++) {
+                lanes.add(field("lane" + i, Streams.masterStream(() -> new WordPiece(words))));
+            }
             status = field("status", Streams.masterStream(MpaRxStatus::new));
             markers = field("markers", in(bool()));
             crc = field("crc", in(bool()));
             seqStart = field("seqStart", in(uint(32)));
         }
     }
+
+    /**
+     * Lanes the FPDUs take turns over. A lane's packer needs three cycles for an FPDU of a beat and a word (two pieces
+     * in, a full beat and the last word out, the next FPDU waiting for that drain); FPDUs of a beat and a bit arrive
+     * every 1.1 cycles at full rate, so two lanes would cap a 64-octet ULPDU stream at W = 512 near 0.75 of W/8.
+     */
+    public static final int LANES = 3;
 
     /** Width of FPDU word counts: a ULPDU_Length of 65535 is 16 385 content words. */
     static final int RW = 17;
@@ -73,7 +83,7 @@ public final class MpaRxParser extends HwComponent {
     public final Bits crcState;
     public final Bool markerBad;
     /** Lane of the current FPDU. */
-    public final Bool laneSel;
+    public final UInt laneSel;
     public final Bool failed;
 
     public final UInt start;
@@ -101,7 +111,8 @@ public final class MpaRxParser extends HwComponent {
         fpduOff = regInit("fpduOff", uint(32), U(0, 32));
         crcState = regInit("crcState", bits(32), crcInit);
         markerBad = regInit("markerBad", bool(), False());
-        laneSel = regInit("laneSel", bool(), False());
+        laneSel = regInit("laneSel", uint(2), U(0, 2));
+        UInt laneNext = wire("laneNext", mux(eq(laneSel, U(LANES - 1, 2)), U(0, 2), add(laneSel, U(1, 2))));
         failed = regInit("failed", bool(), False());
 
         MpaRxRow r = io.input.payload();
@@ -149,8 +160,12 @@ public final class MpaRxParser extends HwComponent {
         Bool needA = neq(countA, U(0, cw));
         Bool active = and(io.input.valid(), not(failed));
         Bool lost = r.lost;
-        Bool laneAReady = mux(laneSel, io.lane1.ready(), io.lane0.ready());
-        Bool laneBReady = mux(laneSel, io.lane0.ready(), io.lane1.ready());
+        Bool laneAReady = False();
+        Bool laneBReady = False();
+        for (int i = 0; i < LANES; i++) {
+            laneAReady = mux(eq(laneSel, U(i, 2)), io.lanes.get(i).ready(), laneAReady);
+            laneBReady = mux(eq(laneNext, U(i, 2)), io.lanes.get(i).ready(), laneBReady);
+        }
         Bool statusOk = or(not(endsA), io.status.ready());
         Bool laneOk = or(not(needA), laneAReady);
         Bool go = and(active, not(lost), statusOk, laneOk);
@@ -167,10 +182,11 @@ public final class MpaRxParser extends HwComponent {
         set(pieceB.count, countB);
         set(pieceB.last, eq(eB, hiR));
         Bool validA = and(active, not(lost), needA, statusOk);
-        set(io.lane0.valid(), mux(laneSel, offerB, validA));
-        set(io.lane0.payload(), mux(laneSel, pieceB, pieceA));
-        set(io.lane1.valid(), mux(laneSel, validA, offerB));
-        set(io.lane1.payload(), mux(laneSel, pieceA, pieceB));
+        for (int i = 0; i < LANES; i++) {
+            Bool isA = eq(laneSel, U(i, 2));
+            set(io.lanes.get(i).valid(), or(and(isA, validA), and(eq(laneNext, U(i, 2)), offerB)));
+            set(io.lanes.get(i).payload(), mux(isA, pieceA, pieceB));
+        }
 
         MpaRxStatus st = io.status.payload();
         set(io.status.valid(), and(active, or(lost, and(endsA, laneOk))));
@@ -184,7 +200,7 @@ public final class MpaRxParser extends HwComponent {
         when(and(active, lost, io.status.ready()), () -> set(failed, True()));
         when(go, () -> {
             when(endsA, () -> {
-                set(laneSel, not(laneSel));
+                set(laneSel, laneNext);
                 set(leadDone, False());
                 set(markerBad, False());
                 set(wp, mux(hold, nextStart, U(0, cw)));
