@@ -47,7 +47,7 @@ public final class SimModel<T extends Component> {
     }
 
     private static synchronized <T extends Component> SimModel<T> compile(String key, Supplier<T> factory) {
-        optimiseModelMake();
+        warnUnlessModelMakeOptimised();
         String waveMode = System.getProperty("rnic.wave", "false").toLowerCase();
         boolean wave = !waveMode.equals("false") && !waveMode.isEmpty();
         File workspace = new File(System.getProperty("rnic.simDir", "target/sim"));
@@ -71,7 +71,7 @@ public final class SimModel<T extends Component> {
      * makefile compiles with {@code -Os} unless told otherwise. The Maven build and {@code ./rnic} set the variable;
      * anyone else gets a warning, and slower models.
      */
-    private static void optimiseModelMake() {
+    private static void warnUnlessModelMakeOptimised() {
         String cmd = spinal.SpinalEnv$.MODULE$.makeCmd();
         if (!cmd.contains("OPT_FAST=")) {
             System.err.println("[rnic.sim] warning: SpinalSim runs \"" + cmd + "\"; set SPINAL_MAKE_CMD=\"make "

@@ -32,7 +32,7 @@ public final class MpaBench {
     }
 
     /** One measurement (TX or RX). */
-    record TxFigure(int width, int ulpduSize, long ulpdus, long ulpduOctets, long wireOctets, long cycles) {
+    record Figure(int width, int ulpduSize, long ulpdus, long ulpduOctets, long wireOctets, long cycles) {
         double ulpduPerCycle() {
             return (double) ulpduOctets / cycles;
         }
@@ -43,35 +43,31 @@ public final class MpaBench {
     }
 
     public static void main(String[] args) {
-        List<TxFigure> tx = new ArrayList<>();
-        List<TxFigure> rx = new ArrayList<>();
+        List<Figure> tx = new ArrayList<>();
+        List<Figure> rx = new ArrayList<>();
         for (int w : new int[] {64, 512}) {
             for (int size : new int[] {64, 1500}) {
                 tx.add(measureTx(w, size, 400_000));
                 rx.add(measureRx(w, size, 400_000));
             }
         }
+        print("MPA transmitter (MpaTxFramer)", tx, false);
+        print("MPA receiver (MpaRxDeframer)", rx, true);
+    }
+
+    /** One table: octets per cycle on the input side first (ULPDU for TX, wire for RX), then the output side. */
+    static void print(String title, List<Figure> figures, boolean wireFirst) {
         System.out.println();
-        System.out.println("MPA transmitter (MpaTxFramer), Markers and CRC on, EMSS 9000, full rate, cycles counted in"
-                + " simulation");
+        System.out.println(title + ", Markers and CRC on, EMSS 9000, full rate, cycles counted in simulation");
         System.out.printf(Locale.ROOT, "%4s %7s %8s %12s %12s %10s %12s %10s%n", "W", "ULPDU", "FPDUs", "cycles",
-                "ULPDU B/cyc", "of W/8", "wire B/cyc", "of W/8");
-        for (TxFigure f : tx) {
+                wireFirst ? "wire B/cyc" : "ULPDU B/cyc", "of W/8", wireFirst ? "ULPDU B/cyc" : "wire B/cyc",
+                "of W/8");
+        for (Figure f : figures) {
             double beat = f.width / 8.0;
+            double first = wireFirst ? f.wirePerCycle() : f.ulpduPerCycle();
+            double second = wireFirst ? f.ulpduPerCycle() : f.wirePerCycle();
             System.out.printf(Locale.ROOT, "%4d %7d %8d %12d %12.2f %10.3f %12.2f %10.3f%n", f.width, f.ulpduSize,
-                    f.ulpdus, f.cycles, f.ulpduPerCycle(), f.ulpduPerCycle() / beat, f.wirePerCycle(),
-                    f.wirePerCycle() / beat);
-        }
-        System.out.println();
-        System.out.println("MPA receiver (MpaRxDeframer), Markers and CRC on, EMSS 9000, full rate, cycles counted in"
-                + " simulation");
-        System.out.printf(Locale.ROOT, "%4s %7s %8s %12s %12s %10s %12s %10s%n", "W", "ULPDU", "FPDUs", "cycles",
-                "wire B/cyc", "of W/8", "ULPDU B/cyc", "of W/8");
-        for (TxFigure f : rx) {
-            double beat = f.width / 8.0;
-            System.out.printf(Locale.ROOT, "%4d %7d %8d %12d %12.2f %10.3f %12.2f %10.3f%n", f.width, f.ulpduSize,
-                    f.ulpdus, f.cycles, f.wirePerCycle(), f.wirePerCycle() / beat, f.ulpduPerCycle(),
-                    f.ulpduPerCycle() / beat);
+                    f.ulpdus, f.cycles, first, first / beat, second, second / beat);
         }
     }
 
@@ -79,7 +75,7 @@ public final class MpaBench {
      * Receives the golden framer's stream of {@code ulpduSize}-octet ULPDUs (about {@code targetCycles} cycles of it)
      * in full beats, back to back, and counts the cycles until the last ULPDU is out.
      */
-    static TxFigure measureRx(int w, int ulpduSize, long targetCycles) {
+    static Figure measureRx(int w, int ulpduSize, long targetCycles) {
         int octets = w / 8;
         MpaDirection dir = new MpaDirection(true, true, 0xFFFF_F000L);
         MpaFramer golden = new MpaFramer(dir, 9000);
@@ -114,11 +110,11 @@ public final class MpaBench {
                 throw new AssertionError("the receiver reported MPA error " + tb.signal(dut.io.errorCode).get());
             }
         });
-        return new TxFigure(w, ulpduSize, sent.size(), (long) sent.size() * ulpduSize, bytes.length, cycles[0]);
+        return new Figure(w, ulpduSize, sent.size(), (long) sent.size() * ulpduSize, bytes.length, cycles[0]);
     }
 
     /** Streams {@code ulpduSize}-octet ULPDUs for about {@code targetCycles} cycles and counts. */
-    static TxFigure measureTx(int w, int ulpduSize, long targetCycles) {
+    static Figure measureTx(int w, int ulpduSize, long targetCycles) {
         int octets = w / 8;
         int beatsPerUlpdu = (ulpduSize + octets - 1) / octets;
         int count = (int) Math.max(100, targetCycles / beatsPerUlpdu);
@@ -167,7 +163,7 @@ public final class MpaBench {
             result[1] = wire[0];
             result[2] = sb.matched();
         });
-        return new TxFigure(w, ulpduSize, count, (long) count * ulpduSize, result[1], result[0]);
+        return new Figure(w, ulpduSize, count, (long) count * ulpduSize, result[1], result[0]);
     }
 
     private static final byte[][] BUFFERS = new byte[8][];

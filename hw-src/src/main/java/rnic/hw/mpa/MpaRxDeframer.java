@@ -120,8 +120,7 @@ public final class MpaRxDeframer extends HwComponent {
         }
         set(merged.valid(), mergedValid);
         set(merged.payload(), mergedBeat);
-        UInt nextLane = mux(eq(laneSel, U(MpaRxParser.LANES - 1, 2)), U(0, 2), add(laneSel, U(1, 2)));
-        when(and(merged.fire(), merged.payload().tlast), () -> set(laneSel, nextLane));
+        when(and(merged.fire(), merged.payload().tlast), () -> set(laneSel, MpaRxParser.nextLane(laneSel)));
 
         int depth = 1 << log2Up((65535 + n - 1) / n + 4);
         Stream<AxisBeat> held = Streams.fifo(merged, depth);

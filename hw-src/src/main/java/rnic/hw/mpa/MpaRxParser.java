@@ -112,7 +112,7 @@ public final class MpaRxParser extends HwComponent {
         crcState = regInit("crcState", bits(32), crcInit);
         markerBad = regInit("markerBad", bool(), False());
         laneSel = regInit("laneSel", uint(2), U(0, 2));
-        UInt laneNext = wire("laneNext", mux(eq(laneSel, U(LANES - 1, 2)), U(0, 2), add(laneSel, U(1, 2))));
+        UInt laneNext = wire("laneNext", nextLane(laneSel));
         failed = regInit("failed", bool(), False());
 
         MpaRxRow r = io.input.payload();
@@ -226,6 +226,11 @@ public final class MpaRxParser extends HwComponent {
                 set(wp, U(0, cw));
             });
         });
+    }
+
+    /** The lane after {@code lane}, {@link #LANES} lanes in turn. */
+    static UInt nextLane(UInt lane) {
+        return mux(eq(lane, U(LANES - 1, 2)), U(0, 2), add(lane, U(1, 2)));
     }
 
     /** Word {@code index} of {@code data} (zero past the end). */
