@@ -1,0 +1,35 @@
+package rnic.hw.ddp;
+
+import static rnic.hdl.Hdl.*;
+
+import rnic.hdl.HwBundle;
+import spinal.core.Bits;
+import spinal.core.UInt;
+
+/**
+ * One beat of a DDP segment (one MPA ULPDU) on the engines' segment streams, received or to send: {@code data}
+ * (octet 0 of the beat in bits 7:0), the segment's length in octets on every beat of it (1 … 65535, as MPA's
+ * ULPDU_Length), and the QP (DDP stream) it belongs to, also on every beat. As {@link rnic.hw.mpa.UlpduBeat}, the
+ * length delimits the segment: it is exactly ⌈length / octets-per-beat⌉ beats, all full but the last, whose octets
+ * past the length are don't-care. Knowing the length from the first beat lets the receive side check bounds
+ * (E-D4, E-D12) before it places the first octet.
+ */
+public final class DdpBeat extends HwBundle {
+    public final int dataWidth;
+    public final int qpBits;
+    public final Bits data;
+    public final UInt length;
+    public final UInt qp;
+
+    public DdpBeat(int dataWidth, int qpBits) {
+        this.dataWidth = dataWidth;
+        this.qpBits = qpBits;
+        data = field("data", bits(dataWidth));
+        length = field("length", uint(16));
+        qp = field("qp", uint(qpBits));
+    }
+
+    public DdpBeat(DdpConfig c) {
+        this(c.dataWidth(), c.qpBits());
+    }
+}
