@@ -1,0 +1,102 @@
+package rnic.hw.ddp;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.UInt;
+import spinal.lib.Stream;
+
+/**
+ * First stage of the DDP receive side: passes every received segment beat through unchanged ({@code output}, to the
+ * payload buffer in front of the placer) and, once per segment, hands the segment's head to the header decoder
+ * ({@code header}): its first {@value DdpConfig#HEADER_OCTETS} octets, length and QP (RFC 5041 §4, RFC 5040 §4,
+ * RFC 7306 §5.2, §6.2). The head leaves as soon as the beat holding octet {@code min(length, 70) − 1} is taken, so a
+ * long segment's header is decoded while its payload still streams in, and the placement can start before the
+ * segment has ended.
+ *
+ * <p>One beat per cycle: the head is registered; the beat that completes a head waits only while the previous head
+ * has not been taken (back-pressure from the decoder), which at full rate never happens because a segment has at
+ * least one beat.
+ */
+public final class DdpRxHeader extends HwComponent {
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final Stream<DdpBeat> input;
+        public final Stream<DdpBeat> output;
+        public final Stream<DdpRxHeaderInfo> header;
+
+        public Io(DdpConfig c) {
+            input = field("input", Streams.slaveStream(() -> new DdpBeat(c)));
+            output = field("output", Streams.masterStream(() -> new DdpBeat(c)));
+            header = field("header", Streams.masterStream(() -> new DdpRxHeaderInfo(c.qpBits())));
+        }
+    }
+
+    public final DdpConfig config;
+    public final Io io;
+    /** Index of the next beat within its segment (saturates past the head). */
+    public final UInt beat;
+    /** Head octets captured so far of the current segment. */
+    public final Bits captured;
+    /** The head on {@code header}. */
+    public final DdpRxHeaderInfo head;
+    public final Bool headValid;
+
+    public DdpRxHeader(DdpConfig c) {
+        this.config = c;
+        noIoPrefix();
+        io = io(new Io(c));
+        int n = c.octets();
+        int h = DdpConfig.HEADER_OCTETS;
+        int headBeats = (h + n - 1) / n;
+        int shift = Integer.numberOfTrailingZeros(n);
+
+        beat = regInit("beat", uint(16), U(0, 16));
+        captured = regInit("captured", bits(8 * h), B(0, 8 * h));
+        head = reg("head", new DdpRxHeaderInfo(c.qpBits()));
+        headValid = regInit("headValid", bool(), False());
+
+        DdpBeat in = io.input.payload();
+        UInt lastBeat = wire("lastBeat", shr(sub(in.length, U(1, 16)), shift));
+        UInt headLastBeat = wire("headLastBeat",
+                mux(lt(lastBeat, U(headBeats - 1, 16)), lastBeat, U(headBeats - 1, 16)));
+        Bool isLast = wire("isLast", eq(beat, lastBeat));
+        Bool completesHead = wire("completesHead", eq(beat, headLastBeat));
+
+        // The head with this beat's octets merged in, octets at or past the length cleared.
+        List<Bits> merged = new ArrayList<>();
+        for (int i = 0; i < h; i++) {
+            Bits old = range(captured, 8 * i + 7, 8 * i);
+            Bits now = range(in.data, 8 * (i % n) + 7, 8 * (i % n));
+            Bits octet = mux(eq(beat, U(i / n, 16)), now, old);
+            merged.add(mux(lt(U(i, 16), in.length), octet, B(0, 8)));
+        }
+        Bits mergedHead = wire("mergedHead", catLsbFirst(merged));
+
+        Bool blocked = wire("blocked", and(completesHead, headValid, not(io.header.ready())));
+        set(io.output.valid(), and(io.input.valid(), not(blocked)));
+        set(io.output.payload(), in);
+        set(io.input.ready(), and(io.output.ready(), not(blocked)));
+        set(io.header.valid(), headValid);
+        set(io.header.payload(), head);
+
+        when(io.header.fire(), () -> set(headValid, False()));
+        when(io.input.fire(), () -> {
+            set(beat, mux(isLast, U(0, 16), add(beat, U(1, 16))));
+            set(captured, mergedHead);
+            when(completesHead, () -> {
+                set(headValid, True());
+                set(head.octets, mergedHead);
+                set(head.length, in.length);
+                set(head.qp, in.qp);
+            });
+        });
+    }
+}

@@ -1,0 +1,899 @@
+package rnic.hw.rdmap;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.DdpRxHeaderInfo;
+import rnic.wire.DdpQueue;
+import rnic.wire.Rdmap;
+import rnic.wire.RdmapOpcode;
+import rnic.wire.TerminateCause;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.Data;
+import spinal.core.UInt;
+import spinal.lib.Stream;
+
+/**
+ * The decisions of the DDP/RDMAP receive side, one segment head per cycle: for every received segment exactly one
+ * placement command (place its payload, or consume and drop it), and the events, responder jobs and Terminate it
+ * causes (RFC 5041 §5–§7, RFC 5040 §4–§7, RFC 7306 §5–§8; CONFORMANCE §2.5–§2.8, §3).
+ *
+ * <p><b>Stage 1</b> (the head in {@code header}) checks what the head alone decides, in the golden model's order
+ * ({@code rnic.model.ddp.DdpHeader}, {@code RdmapDecoder}, {@code DdpUntaggedReceiver}): a segment shorter than its
+ * DDP header is E-D0; DV ≠ 01b is E-D7/E-D13; a QN ≥ 4 is E-D8; RV ≠ 01b is E-R8; opcodes 0xC–0xF are E-R9; an
+ * opcode on the wrong T flag or queue is E-R10; a Read Response with no Read outstanding is E-R11. Untagged segments
+ * then pass DDP's queue checks against the QP's state: a buffer for the QN (queue 0: the oldest posted receive
+ * buffer; queue 1: a free IRD slot, else E-R12 1/2/02; queue 3: an outstanding Atomic, else E-D9), the expected MSN
+ * (E-D10), MO contiguous and inside the buffer (E-D11), MO + length within it (E-D12). Queues 1–3 take the fixed
+ * header of their opcode as the buffer (28, 52, 52 for a Terminate, 12). Message checks: an RDMAP message without ULP
+ * payload (queues 1–3, Immediate Data) must arrive whole in one segment, else E-R15 — every MULPDU a peer can
+ * negotiate holds the largest of them (70 octets) — and of its exact length (Immediate Data: E-R20; Read Request,
+ * Atomic Request, Atomic Response: E-R15); an unsupported AOpCode is E-R17; an Atomic Response's Original Request
+ * Identifier must be the oldest outstanding Atomic's (E-R19). Stage 1 also sends the segment's STag check to the tag
+ * validator: the Data Sink STag/TO of a Write or Read Response, the Data Source of a Read Request, the Atomic target,
+ * or the Invalidate STag of the last segment of a Send with (SE and) Invalidate; anything else is sent as an empty
+ * check (length 0, always passes) so results pair with heads by order. A remote invalidation changes the table, so
+ * it is sent only when it will take effect: when stage 1 found no error and no earlier check is still in flight (so
+ * stage 2 has decided every earlier segment and the QP is known not to have failed).
+ *
+ * <p><b>Stage 2</b> (the check result) maps a validator fault to the cause of its kind of access (T-17) and decides.
+ * The first error of a QP sends one Terminate (the job carries the cause, the segment length and the segment's first
+ * 46 octets, from which the Terminate takes the DDP header and, for E-R1…E-R5, the Read Request header) and fails the
+ * QP; every later segment of a failed (or not open) QP is dropped silently (DDP-31), its payload consumed, nothing
+ * placed. A failing segment places nothing at all.
+ *
+ * <p><b>Order.</b> Placements are issued in segment order; events and responder jobs wait until every placement issued
+ * before them is done ({@code placed} pulses), so a receive completion follows its data and a Read Response or Atomic
+ * Response reflects every earlier Write and Send on any QP (RFC 5040 §5.5, RFC 7306 §7, CONFORMANCE §2.8.4).
+ */
+public final class RdmapRxControl extends HwComponent {
+    /** Entries of each output buffer (events, jobs, Terminates). */
+    public static final int OUTPUT_DEPTH = 16;
+    /** Heads between the stages: at least the validator's latency plus its output register. */
+    public static final int PENDING_DEPTH = 8;
+    /** Octets of a failing segment a Terminate may copy: the untagged DDP header and a Read Request header. */
+    public static final int TERMINATE_COPY_OCTETS = 18 + Rdmap.READ_REQUEST_HEADER_SIZE;
+
+    /** Check kinds sent to the tag validator (its {@code op}). */
+    public static final int CHECK_PLACE = 0;
+    public static final int CHECK_READ = 1;
+    public static final int CHECK_ATOMIC = 2;
+    public static final int CHECK_INVALIDATE = 3;
+
+    /** Validator faults (its {@code fault}), in the model's check order. */
+    public static final int FAULT_NONE = 0;
+    public static final int FAULT_INVALID = 1;
+    public static final int FAULT_NOT_ASSOCIATED = 2;
+    public static final int FAULT_NO_RIGHT = 3;
+    public static final int FAULT_TO_OUT_OF_RANGE = 4;
+    public static final int FAULT_WRAP = 5;
+    public static final int FAULT_END_OUT_OF_RANGE = 6;
+    public static final int FAULT_MISALIGNED = 7;
+
+    /** Segment classes of stage 1. */
+    static final int WRITE = 0;
+    static final int READ_RESPONSE = 1;
+    static final int SEND = 2;
+    static final int IMMEDIATE = 3;
+    static final int READ_REQUEST = 4;
+    static final int ATOMIC_REQUEST = 5;
+    static final int ATOMIC_RESPONSE = 6;
+    static final int TERMINATE = 7;
+
+    /** Responder job kinds. */
+    public static final int JOB_READ = 0;
+    public static final int JOB_ATOMIC = 1;
+    /** Store an Atomic Response's original value at the requester's local address, then report ATOMIC_DONE. */
+    public static final int JOB_STORE = 2;
+
+    /** Bits of a cause: {@code TerminateCause.ordinal() + 1}, 0 for none. */
+    public static final int CAUSE_BITS = 6;
+
+    /** The cause value of {@code c} on the ports. */
+    public static int causeCode(TerminateCause c) {
+        return c.ordinal() + 1;
+    }
+
+    /** The cause of a port value, or null for 0. */
+    public static TerminateCause cause(int code) {
+        return code == 0 ? null : TerminateCause.values()[code - 1];
+    }
+
+    /** The cause a validator fault is reported with, per check kind (mirrors {@code rnic.model.ddp.StagTable}). */
+    public static TerminateCause faultCause(int check, int fault) {
+        return switch (check) {
+            case CHECK_PLACE -> switch (fault) {
+                case FAULT_INVALID -> TerminateCause.DDP_INVALID_STAG;
+                case FAULT_NOT_ASSOCIATED -> TerminateCause.DDP_STAG_NOT_ASSOCIATED;
+                case FAULT_NO_RIGHT -> TerminateCause.DDP_PLACEMENT_NOT_ALLOWED;
+                case FAULT_TO_OUT_OF_RANGE -> TerminateCause.DDP_TO_OUT_OF_BOUNDS;
+                case FAULT_WRAP -> TerminateCause.DDP_TO_WRAP;
+                case FAULT_END_OUT_OF_RANGE -> TerminateCause.DDP_END_OUT_OF_BOUNDS;
+                default -> null;
+            };
+            case CHECK_READ -> switch (fault) {
+                case FAULT_INVALID -> TerminateCause.READ_INVALID_STAG;
+                case FAULT_NOT_ASSOCIATED -> TerminateCause.READ_STAG_NOT_ASSOCIATED;
+                case FAULT_NO_RIGHT -> TerminateCause.READ_ACCESS_RIGHTS;
+                case FAULT_TO_OUT_OF_RANGE, FAULT_END_OUT_OF_RANGE -> TerminateCause.READ_BASE_BOUNDS;
+                case FAULT_WRAP -> TerminateCause.READ_TO_WRAP;
+                default -> null;
+            };
+            case CHECK_ATOMIC -> switch (fault) {
+                case FAULT_INVALID -> TerminateCause.ATOMIC_INVALID_STAG;
+                case FAULT_NOT_ASSOCIATED -> TerminateCause.ATOMIC_STAG_NOT_ASSOCIATED;
+                case FAULT_NO_RIGHT -> TerminateCause.ATOMIC_ACCESS_RIGHTS;
+                case FAULT_TO_OUT_OF_RANGE, FAULT_END_OUT_OF_RANGE -> TerminateCause.ATOMIC_BASE_BOUNDS;
+                case FAULT_WRAP -> TerminateCause.ATOMIC_TO_WRAP;
+                case FAULT_MISALIGNED -> TerminateCause.ATOMIC_MISALIGNED;
+                default -> null;
+            };
+            case CHECK_INVALIDATE -> switch (fault) {
+                case FAULT_INVALID -> TerminateCause.INVALIDATE_OPERATION;
+                case FAULT_NOT_ASSOCIATED -> TerminateCause.INVALIDATE_PROTECTION;
+                default -> null;
+            };
+            default -> throw new IllegalArgumentException("check kind " + check);
+        };
+    }
+
+    /** A check sent to the tag validator. */
+    public static final class TagCheck extends HwBundle {
+        public final UInt op;
+        public final Bits stag;
+        public final UInt to;
+        public final UInt length;
+        public final UInt pd;
+        public final UInt qp;
+
+        public TagCheck(DdpConfig c) {
+            op = field("op", uint(2));
+            stag = field("stag", bits(32));
+            to = field("to", uint(64));
+            length = field("length", uint(32));
+            pd = field("pd", uint(c.pdWidth()));
+            qp = field("qp", uint(c.qpBits()));
+        }
+    }
+
+    /** The validator's answer to one check, in check order. */
+    public static final class TagResult extends HwBundle {
+        public final UInt fault;
+        public final UInt address;
+
+        public TagResult() {
+            fault = field("fault", uint(3));
+            address = field("address", uint(64));
+        }
+    }
+
+    /** One placement: octets [skip, skip + length) of the segment to [address, address + length), or a drop. */
+    public static final class PlaceCmd extends HwBundle {
+        public final UInt address;
+        public final UInt length;
+        public final UInt skip;
+        public final Bool drop;
+
+        public PlaceCmd() {
+            address = field("address", uint(64));
+            length = field("length", uint(16));
+            skip = field("skip", uint(7));
+            drop = field("drop", bool());
+        }
+    }
+
+    /** An event for the host, see {@link RxEventKind}. */
+    public static final class Event extends HwBundle {
+        public final UInt kind;
+        public final UInt qp;
+        public final Bits wrId;
+        public final UInt length;
+        public final Bits info;
+        public final UInt cause;
+        public final UInt opcode;
+        public final Bits stag;
+
+        public Event(DdpConfig c) {
+            kind = field("kind", uint(3));
+            qp = field("qp", uint(c.qpBits()));
+            wrId = field("wrId", bits(32));
+            length = field("length", uint(32));
+            info = field("info", bits(64));
+            cause = field("cause", uint(CAUSE_BITS));
+            opcode = field("opcode", uint(4));
+            stag = field("stag", bits(32));
+        }
+    }
+
+    /** Work for the responder: a validated Read Request or Atomic Request, or a requester-side store. */
+    public static final class Job extends HwBundle {
+        public final UInt kind;
+        public final UInt qp;
+        /** Read: Data Source host address; Atomic: target host address; Store: the requester's local address. */
+        public final UInt address;
+        /** Read: RDMARDSZ. */
+        public final UInt size;
+        /** Read: Data Sink STag. */
+        public final Bits sinkStag;
+        /** Read: Data Sink TO. */
+        public final UInt sinkTo;
+        /** Atomic: AOpCode; Store: unused. */
+        public final UInt aop;
+        /** Atomic: Request Identifier. */
+        public final Bits reqId;
+        /** Store: the outstanding Atomic's wrId. */
+        public final Bits wrId;
+        /** Atomic: Add or Swap Data; Store: the original value. */
+        public final Bits data;
+        public final Bits mask;
+        public final Bits compareData;
+        public final Bits compareMask;
+
+        public Job(DdpConfig c) {
+            kind = field("kind", uint(2));
+            qp = field("qp", uint(c.qpBits()));
+            address = field("address", uint(64));
+            size = field("size", uint(32));
+            sinkStag = field("sinkStag", bits(32));
+            sinkTo = field("sinkTo", uint(64));
+            aop = field("aop", uint(4));
+            reqId = field("reqId", bits(32));
+            wrId = field("wrId", bits(32));
+            data = field("data", bits(64));
+            mask = field("mask", bits(64));
+            compareData = field("compareData", bits(64));
+            compareMask = field("compareMask", bits(64));
+        }
+    }
+
+    /** A Terminate to send: its cause and what it copies of the failing segment (RFC 5040 §4.8). */
+    public static final class TerminateJob extends HwBundle {
+        public final UInt qp;
+        public final UInt cause;
+        public final UInt segmentLength;
+        /** The failing segment's first {@value #TERMINATE_COPY_OCTETS} octets (octet 0 in bits 7:0). */
+        public final Bits octets;
+
+        public TerminateJob(DdpConfig c) {
+            qp = field("qp", uint(c.qpBits()));
+            cause = field("cause", uint(CAUSE_BITS));
+            segmentLength = field("segmentLength", uint(16));
+            octets = field("octets", bits(8 * TERMINATE_COPY_OCTETS));
+        }
+    }
+
+    /** Opens (resets the receive state of) or closes a QP, with its Protection Domain and IRD. */
+    public static final class QpSetup extends HwBundle {
+        public final UInt qp;
+        public final Bool open;
+        public final UInt pd;
+        public final UInt ird;
+
+        public QpSetup(DdpConfig c) {
+            qp = field("qp", uint(c.qpBits()));
+            open = field("open", bool());
+            pd = field("pd", uint(c.pdWidth()));
+            ird = field("ird", uint(8));
+        }
+    }
+
+    /** A receive buffer posted to a QP's queue 0. */
+    public static final class RecvPost extends HwBundle {
+        public final UInt qp;
+        public final UInt address;
+        public final UInt capacity;
+        public final Bits wrId;
+
+        public RecvPost(DdpConfig c) {
+            qp = field("qp", uint(c.qpBits()));
+            address = field("address", uint(64));
+            capacity = field("capacity", uint(32));
+            wrId = field("wrId", bits(32));
+        }
+    }
+
+    /** A Read or Atomic Request this side sent, awaiting its response (pushed by the transmit side). */
+    public static final class Outstanding extends HwBundle {
+        public final UInt qp;
+        public final Bool atomic;
+        public final Bits wrId;
+        public final Bits reqId;
+        public final UInt localAddress;
+
+        public Outstanding(DdpConfig c) {
+            qp = field("qp", uint(c.qpBits()));
+            atomic = field("atomic", bool());
+            wrId = field("wrId", bits(32));
+            reqId = field("reqId", bits(32));
+            localAddress = field("localAddress", uint(64));
+        }
+    }
+
+    /** An outstanding entry as queued per QP. */
+    public static final class OutstandingEntry extends HwBundle {
+        public final Bits wrId;
+        public final Bits reqId;
+        public final UInt localAddress;
+
+        public OutstandingEntry() {
+            wrId = field("wrId", bits(32));
+            reqId = field("reqId", bits(32));
+            localAddress = field("localAddress", uint(64));
+        }
+    }
+
+    /** A receive buffer as queued per QP. */
+    public static final class RecvEntry extends HwBundle {
+        public final UInt address;
+        public final UInt capacity;
+        public final Bits wrId;
+
+        public RecvEntry() {
+            address = field("address", uint(64));
+            capacity = field("capacity", uint(32));
+            wrId = field("wrId", bits(32));
+        }
+    }
+
+    /** What stage 1 hands to stage 2 for one segment. */
+    public static final class Decided extends HwBundle {
+        public final UInt qp;
+        public final UInt length;
+        public final Bits octets;
+        public final UInt kind;
+        public final Bool last;
+        public final UInt cause;
+        public final UInt check;
+        public final UInt payload;
+        public final UInt skip;
+        /** Untagged: receive buffer address + MO. */
+        public final UInt address;
+        /** Untagged: MO + payload length. */
+        public final UInt messageLength;
+        public final Bits wrId;
+        public final UInt localAddress;
+
+        public Decided(DdpConfig c) {
+            qp = field("qp", uint(c.qpBits()));
+            length = field("length", uint(16));
+            octets = field("octets", bits(8 * DdpConfig.HEADER_OCTETS));
+            kind = field("kind", uint(3));
+            last = field("last", bool());
+            cause = field("cause", uint(CAUSE_BITS));
+            check = field("check", uint(2));
+            payload = field("payload", uint(16));
+            skip = field("skip", uint(7));
+            address = field("address", uint(64));
+            messageLength = field("messageLength", uint(32));
+            wrId = field("wrId", bits(32));
+            localAddress = field("localAddress", uint(64));
+        }
+    }
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final Stream<DdpRxHeaderInfo> header;
+        public final Stream<TagCheck> check;
+        public final Stream<TagResult> checkResult;
+        public final Stream<PlaceCmd> place;
+        /** One pulse per placement command completed (the placer's done, in command order). */
+        public final Bool placed;
+        public final Stream<Event> events;
+        public final Stream<Job> jobs;
+        public final Stream<TerminateJob> terminates;
+        public final Stream<QpSetup> setup;
+        public final Stream<RecvPost> recv;
+        public final Stream<Outstanding> outstanding;
+        /** One pulse per inbound Read or Atomic Request whose response has been generated: frees an IRD slot. */
+        public final Stream<UInt> irdRelease;
+
+        public Io(DdpConfig c) {
+            header = field("header", Streams.slaveStream(() -> new DdpRxHeaderInfo(c.qpBits())));
+            check = field("check", Streams.masterStream(() -> new TagCheck(c)));
+            checkResult = field("checkResult", Streams.slaveStream(TagResult::new));
+            place = field("place", Streams.masterStream(PlaceCmd::new));
+            placed = field("placed", in(bool()));
+            events = field("events", Streams.masterStream(() -> new Event(c)));
+            jobs = field("jobs", Streams.masterStream(() -> new Job(c)));
+            terminates = field("terminates", Streams.masterStream(() -> new TerminateJob(c)));
+            setup = field("setup", Streams.slaveStream(() -> new QpSetup(c)));
+            recv = field("recv", Streams.slaveStream(() -> new RecvPost(c)));
+            outstanding = field("outstanding", Streams.slaveStream(() -> new Outstanding(c)));
+            irdRelease = field("irdRelease", Streams.slaveStream(() -> uint(c.qpBits())));
+        }
+    }
+
+    public final DdpConfig config;
+    public final Io io;
+
+    public RdmapRxControl(DdpConfig c) {
+        this.config = c;
+        noIoPrefix();
+        io = io(new Io(c));
+        int qps = c.qpCount();
+        int qb = c.qpBits();
+
+        // ---- per-QP state ----
+        List<Bool> open = new ArrayList<>();
+        List<Bool> failed = new ArrayList<>();
+        List<UInt> pd = new ArrayList<>();
+        List<UInt> ird = new ArrayList<>();
+        List<UInt> inUse = new ArrayList<>();
+        List<UInt> received = new ArrayList<>();
+        List<List<UInt>> msn = new ArrayList<>();
+        for (int q = 0; q < qps; q++) {
+            open.add(regInit("open_" + q, bool(), False()));
+            failed.add(regInit("failed_" + q, bool(), False()));
+            pd.add(regInit("pd_" + q, uint(c.pdWidth()), U(0, c.pdWidth())));
+            ird.add(regInit("ird_" + q, uint(8), U(0, 8)));
+            inUse.add(regInit("inUse_" + q, uint(8), U(0, 8)));
+            received.add(regInit("received_" + q, uint(32), U(0, 32)));
+            List<UInt> m = new ArrayList<>();
+            for (int qn = 0; qn < 4; qn++) {
+                m.add(regInit("msn_" + q + "_" + qn, uint(32), U(1, 32)));
+            }
+            msn.add(m);
+        }
+
+        // Receive buffers and outstanding requests: one FIFO per QP, pushed by QP number.
+        List<Stream<RecvEntry>> rq = perQp("rq", io.recv, p -> p.qp, RecvEntry::new, p -> {
+            RecvEntry e = new RecvEntry();
+            set(e.address, p.address);
+            set(e.capacity, p.capacity);
+            set(e.wrId, p.wrId);
+            return e;
+        }, c.recvDepth());
+        Stream<Outstanding> reads = wire("readsIn", Streams.stream(() -> new Outstanding(c)));
+        Stream<Outstanding> atomics = wire("atomicsIn", Streams.stream(() -> new Outstanding(c)));
+        set(reads.valid(), and(io.outstanding.valid(), not(io.outstanding.payload().atomic)));
+        set(atomics.valid(), and(io.outstanding.valid(), io.outstanding.payload().atomic));
+        set(reads.payload(), io.outstanding.payload());
+        set(atomics.payload(), io.outstanding.payload());
+        set(io.outstanding.ready(), mux(io.outstanding.payload().atomic, atomics.ready(), reads.ready()));
+        Function<Outstanding, OutstandingEntry> entry = p -> {
+            OutstandingEntry e = new OutstandingEntry();
+            set(e.wrId, p.wrId);
+            set(e.reqId, p.reqId);
+            set(e.localAddress, p.localAddress);
+            return e;
+        };
+        List<Stream<OutstandingEntry>> orq = perQp("orq", reads, p -> p.qp, OutstandingEntry::new, entry, c.maxOrd());
+        List<Stream<OutstandingEntry>> ara = perQp("ara", atomics, p -> p.qp, OutstandingEntry::new, entry, c.maxOrd());
+
+        // ---- stage 1 ----
+        DdpRxHeaderInfo h = io.header.payload();
+        Bits o = h.octets;
+        UInt q = h.qp;
+        Bits ctrl = octet(o, 0);
+        Bits rctrl = octet(o, 1);
+        Bool tagged = wire("tagged", ctrl.apply(7));
+        Bool last = wire("last", ctrl.apply(6));
+        UInt opcode = wire("opcode", range(rctrl, 3, 0).asUInt());
+        UInt hdrLen = wire("hdrLen", mux(tagged, U(14, 16), U(18, 16)));
+        UInt payload = wire("payload", sub(h.length, hdrLen));
+        UInt qn = wire("qn", DdpRxHeaderInfo.beField(o, 6, 4).asUInt());
+        UInt segMsn = wire("segMsn", DdpRxHeaderInfo.beField(o, 10, 4).asUInt());
+        UInt mo = wire("mo", DdpRxHeaderInfo.beField(o, 14, 4).asUInt());
+        Function<RdmapOpcode, Bool> is = op -> eq(opcode, U(op.code(), 4));
+
+        UInt qpPd = vec(pd).apply(q);
+        UInt qpIrd = vec(ird).apply(q);
+        UInt qpInUse = vec(inUse).apply(q);
+        UInt qpReceived = vec(received).apply(q);
+        UInt qn2 = wire("qn2", range(qn, 1, 0));
+        List<UInt> msnOfQn = new ArrayList<>();
+        for (int k = 0; k < 4; k++) {
+            List<UInt> perQp = new ArrayList<>();
+            for (int p = 0; p < qps; p++) {
+                perQp.add(msn.get(p).get(k));
+            }
+            msnOfQn.add(vec(perQp).apply(q));
+        }
+        UInt expectedMsn = wire("expectedMsn", vec(msnOfQn).apply(qn2));
+        Bool rqValid = wire("rqValid", vec(valids(rq)).apply(q));
+        RecvEntry rqHead = wire("rqHead", vec(payloads(rq)).apply(q));
+        Bool orqValid = wire("orqValid", vec(valids(orq)).apply(q));
+        OutstandingEntry orqHead = wire("orqHead", vec(payloads(orq)).apply(q));
+        Bool araValid = wire("araValid", vec(valids(ara)).apply(q));
+        OutstandingEntry araHead = wire("araHead", vec(payloads(ara)).apply(q));
+
+        // Segment class and the fixed RDMAP header a queue 1–3 message is.
+        UInt kind = wire("kind", U(WRITE, 3));
+        UInt fixed = wire("fixed", U(0, 32));
+        when(is.apply(RdmapOpcode.RDMA_READ_RESPONSE), () -> set(kind, U(READ_RESPONSE, 3)));
+        for (RdmapOpcode op : List.of(RdmapOpcode.SEND, RdmapOpcode.SEND_WITH_INVALIDATE, RdmapOpcode.SEND_WITH_SE,
+                RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE)) {
+            when(is.apply(op), () -> set(kind, U(SEND, 3)));
+        }
+        when(or(is.apply(RdmapOpcode.IMMEDIATE_DATA), is.apply(RdmapOpcode.IMMEDIATE_DATA_WITH_SE)), () -> {
+            set(kind, U(IMMEDIATE, 3));
+            set(fixed, U(Rdmap.IMMEDIATE_DATA_SIZE, 32));
+        });
+        when(is.apply(RdmapOpcode.RDMA_READ_REQUEST), () -> {
+            set(kind, U(READ_REQUEST, 3));
+            set(fixed, U(Rdmap.READ_REQUEST_HEADER_SIZE, 32));
+        });
+        when(is.apply(RdmapOpcode.ATOMIC_REQUEST), () -> {
+            set(kind, U(ATOMIC_REQUEST, 3));
+            set(fixed, U(Rdmap.ATOMIC_REQUEST_HEADER_SIZE, 32));
+        });
+        when(is.apply(RdmapOpcode.ATOMIC_RESPONSE), () -> {
+            set(kind, U(ATOMIC_RESPONSE, 3));
+            set(fixed, U(Rdmap.ATOMIC_RESPONSE_HEADER_SIZE, 32));
+        });
+        when(is.apply(RdmapOpcode.TERMINATE), () -> {
+            set(kind, U(TERMINATE, 3));
+            set(fixed, U(Rdmap.TERMINATE_CONTROL_SIZE + 2 + 18 + Rdmap.READ_REQUEST_HEADER_SIZE, 32));
+        });
+        Bool isSend = wire("isSend", eq(kind, U(SEND, 3)));
+        Bool isQn0 = wire("isQn0", or(isSend, eq(kind, U(IMMEDIATE, 3))));
+
+        // Opcode ↔ T flag and queue (E-R10): the expected QN of an untagged opcode.
+        Bool opTagged = wire("opTagged", or(is.apply(RdmapOpcode.RDMA_WRITE), is.apply(RdmapOpcode.RDMA_READ_RESPONSE)));
+        UInt opQn = wire("opQn", U(DdpQueue.SEND.qn(), 32));
+        when(or(eq(kind, U(READ_REQUEST, 3)), eq(kind, U(ATOMIC_REQUEST, 3))),
+                () -> set(opQn, U(DdpQueue.READ_REQUEST.qn(), 32)));
+        when(eq(kind, U(TERMINATE, 3)), () -> set(opQn, U(DdpQueue.TERMINATE.qn(), 32)));
+        when(eq(kind, U(ATOMIC_RESPONSE, 3)), () -> set(opQn, U(DdpQueue.ATOMIC_RESPONSE.qn(), 32)));
+
+        // The buffer an untagged segment goes to: present, and its capacity.
+        Bool hasBuffer = wire("hasBuffer", True());
+        UInt capacity = wire("capacity", fixed);
+        when(isQn0, () -> {
+            set(hasBuffer, rqValid);
+            set(capacity, rqHead.capacity);
+        });
+        when(eq(kind, U(ATOMIC_RESPONSE, 3)), () -> set(hasBuffer, araValid));
+        when(eq(qn2, U(DdpQueue.READ_REQUEST.qn(), 2)), () -> set(hasBuffer, lt(qpInUse, qpIrd)));
+        UInt end = wire("end", add(mo, payload.resize(32)));
+        UInt aop = wire("aop", range(octet(o, 21), 3, 0).asUInt());
+        Bits atomicReqId = DdpRxHeaderInfo.beField(o, 22, 4);
+        Bits responseReqId = DdpRxHeaderInfo.beField(o, 18, 4);
+
+        // The first failing check decides (model order).
+        List<Object[]> checks = new ArrayList<>();
+        checks.add(new Object[] {lt(h.length, hdrLen), TerminateCause.DDP_LOCAL_CATASTROPHIC});
+        checks.add(new Object[] {and(tagged, neq(range(ctrl, 1, 0), B(1, 2))),
+                TerminateCause.DDP_TAGGED_INVALID_VERSION});
+        checks.add(new Object[] {and(not(tagged), neq(range(ctrl, 1, 0), B(1, 2))),
+                TerminateCause.DDP_UNTAGGED_INVALID_VERSION});
+        checks.add(new Object[] {and(not(tagged), ge(qn, U(4, 32))), TerminateCause.DDP_INVALID_QN});
+        checks.add(new Object[] {neq(range(rctrl, 7, 6), B(Rdmap.VERSION, 2)), TerminateCause.INVALID_RDMAP_VERSION});
+        checks.add(new Object[] {ge(opcode, U(0xC, 4)), TerminateCause.UNEXPECTED_OPCODE});
+        checks.add(new Object[] {or(neq(opTagged, tagged), and(not(tagged), neq(opQn, qn))),
+                TerminateCause.OPCODE_MISMATCH});
+        checks.add(new Object[] {and(eq(kind, U(READ_RESPONSE, 3)), not(orqValid)),
+                TerminateCause.UNEXPECTED_READ_RESPONSE});
+        checks.add(new Object[] {and(not(tagged), not(hasBuffer), eq(qn2, U(1, 2))), TerminateCause.IRD_EXCEEDED});
+        checks.add(new Object[] {and(not(tagged), not(hasBuffer)), TerminateCause.DDP_NO_BUFFER});
+        checks.add(new Object[] {and(not(tagged), neq(segMsn, expectedMsn)), TerminateCause.DDP_INVALID_MSN});
+        UInt already = wire("already", mux(isQn0, qpReceived, U(0, 32)));
+        checks.add(new Object[] {and(not(tagged), or(neq(mo, already),
+                and(neq(payload, U(0, 16)), ge(mo, capacity)))), TerminateCause.DDP_INVALID_MO});
+        checks.add(new Object[] {and(not(tagged), or(gt(end, capacity), lt(end, mo))),
+                TerminateCause.DDP_MESSAGE_TOO_LONG});
+        Bool whole = wire("whole", and(not(tagged), not(isSend), not(eq(kind, U(TERMINATE, 3)))));
+        Bool wrongLength = wire("wrongLength", neq(end, fixed));
+        checks.add(new Object[] {and(eq(kind, U(IMMEDIATE, 3)), or(not(last), wrongLength)),
+                TerminateCause.IMMEDIATE_DATA_LENGTH});
+        checks.add(new Object[] {and(whole, or(not(last), wrongLength)), TerminateCause.UNSPECIFIED_REMOTE_OPERATION});
+        checks.add(new Object[] {and(eq(kind, U(TERMINATE, 3)), not(last)),
+                TerminateCause.UNSPECIFIED_REMOTE_OPERATION});
+        checks.add(new Object[] {and(eq(kind, U(ATOMIC_REQUEST, 3)), neq(aop, U(0, 4)), neq(aop, U(2, 4))),
+                TerminateCause.ATOMIC_UNSUPPORTED_OPCODE});
+        checks.add(new Object[] {and(eq(kind, U(ATOMIC_RESPONSE, 3)), neq(responseReqId, araHead.reqId)),
+                TerminateCause.UNEXPECTED_ATOMIC_RESPONSE});
+        UInt cause1 = wire("cause1", U(0, CAUSE_BITS));
+        for (int i = checks.size() - 1; i >= 0; i--) {
+            Bool failing = (Bool) checks.get(i)[0];
+            TerminateCause tc = (TerminateCause) checks.get(i)[1];
+            when(failing, () -> set(cause1, U(causeCode(tc), CAUSE_BITS)));
+        }
+        Bool ok1 = wire("ok1", eq(cause1, U(0, CAUSE_BITS)));
+
+        // The STag check of this segment.
+        TagCheck chk = wire("chk", new TagCheck(c));
+        set(chk.op, U(CHECK_PLACE, 2));
+        set(chk.stag, DdpRxHeaderInfo.beField(o, 2, 4));
+        set(chk.to, DdpRxHeaderInfo.beField(o, 6, 8).asUInt());
+        set(chk.length, U(0, 32));
+        set(chk.pd, qpPd);
+        set(chk.qp, q);
+        Bool invalidates = wire("invalidates", and(ok1, last, not(vec(failed).apply(q)), vec(open).apply(q), or(is.apply(RdmapOpcode.SEND_WITH_INVALIDATE),
+                is.apply(RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE))));
+        when(ok1, () -> {
+            when(tagged, () -> set(chk.length, payload.resize(32)));
+            when(eq(kind, U(READ_REQUEST, 3)), () -> {
+                set(chk.op, U(CHECK_READ, 2));
+                set(chk.stag, DdpRxHeaderInfo.beField(o, 34, 4));
+                set(chk.to, DdpRxHeaderInfo.beField(o, 38, 8).asUInt());
+                set(chk.length, DdpRxHeaderInfo.beField(o, 30, 4).asUInt());
+            });
+            when(eq(kind, U(ATOMIC_REQUEST, 3)), () -> {
+                set(chk.op, U(CHECK_ATOMIC, 2));
+                set(chk.stag, DdpRxHeaderInfo.beField(o, 26, 4));
+                set(chk.to, DdpRxHeaderInfo.beField(o, 30, 8).asUInt());
+                set(chk.length, U(8, 32));
+            });
+            when(invalidates, () -> set(chk.op, U(CHECK_INVALIDATE, 2)));
+        });
+
+        Decided d = wire("decided", new Decided(c));
+        set(d.qp, q);
+        set(d.length, h.length);
+        set(d.octets, o);
+        set(d.kind, kind);
+        set(d.last, last);
+        set(d.cause, cause1);
+        set(d.check, chk.op);
+        set(d.payload, mux(ok1, payload, U(0, 16)));
+        set(d.skip, hdrLen.resize(7));
+        set(d.address, add(rqHead.address, mo.resize(64)));
+        set(d.messageLength, end);
+        set(d.wrId, mux(isQn0, rqHead.wrId, mux(eq(kind, U(ATOMIC_RESPONSE, 3)), araHead.wrId, orqHead.wrId)));
+        set(d.localAddress, araHead.localAddress);
+
+        // Checks in flight between the stages: a remote invalidation waits until there are none.
+        UInt inFlight = regInit("inFlight", uint(4), U(0, 4));
+        Stream<Decided> toPending = wire("toPending", Streams.stream(() -> new Decided(c)));
+        Bool invalidateWaits = wire("invalidateWaits", and(invalidates, neq(inFlight, U(0, 4))));
+        Bool go = wire("go", and(io.header.valid(), io.check.ready(), toPending.ready(), not(invalidateWaits)));
+        set(io.header.ready(), and(io.check.ready(), toPending.ready(), not(invalidateWaits)));
+        set(io.check.valid(), and(io.header.valid(), toPending.ready(), not(invalidateWaits)));
+        set(io.check.payload(), chk);
+        set(toPending.valid(), and(io.header.valid(), io.check.ready(), not(invalidateWaits)));
+        set(toPending.payload(), d);
+        Stream<Decided> pending = Streams.fifo(toPending, PENDING_DEPTH);
+
+        // Stage-1 state updates (only for segments that passed stage 1; a later failure fails the QP anyway).
+        Bool accept = wire("accept", and(go, ok1, not(tagged)));
+        for (int p = 0; p < qps; p++) {
+            final int qp = p;
+            Bool mine = eq(q, U(qp, qb));
+            when(and(accept, mine), () -> {
+                when(isQn0, () -> set(received.get(qp), mux(last, U(0, 32), end)));
+                when(last, () -> {
+                    for (int k = 0; k < 4; k++) {
+                        final int qnk = k;
+                        when(eq(qn2, U(qnk, 2)), () -> set(msn.get(qp).get(qnk),
+                                add(msn.get(qp).get(qnk), U(1, 32))));
+                    }
+                });
+            });
+        }
+        for (int p = 0; p < qps; p++) {
+            Bool mine = and(accept, eq(q, U(p, qb)));
+            set(rq.get(p).ready(), and(mine, isQn0, last));
+            set(ara.get(p).ready(), and(mine, eq(kind, U(ATOMIC_RESPONSE, 3))));
+            set(orq.get(p).ready(), and(go, ok1, eq(q, U(p, qb)), eq(kind, U(READ_RESPONSE, 3)), last));
+        }
+
+        // ---- stage 2 ----
+        Decided s = pending.payload();
+        TagResult r = io.checkResult.payload();
+        Bool both = wire("both", and(pending.valid(), io.checkResult.valid()));
+        Stream<Event> evIn = wire("evIn", Streams.stream(() -> new Event(c)));
+        Stream<Job> jobIn = wire("jobIn", Streams.stream(() -> new Job(c)));
+        Stream<TerminateJob> termIn = wire("termIn", Streams.stream(() -> new TerminateJob(c)));
+        Stream<PlaceCmd> placeOut = wire("placeOut", Streams.stream(PlaceCmd::new));
+        Bool room = wire("room", and(evIn.ready(), jobIn.ready(), termIn.ready(), placeOut.ready()));
+        Bool fire2 = wire("fire2", and(both, room));
+        set(pending.ready(), fire2);
+        set(io.checkResult.ready(), fire2);
+        when(and(go, not(fire2)), () -> set(inFlight, add(inFlight, U(1, 4))));
+        when(and(fire2, not(go)), () -> set(inFlight, sub(inFlight, U(1, 4))));
+
+        UInt sq = s.qp;
+        Bool dead = wire("dead", or(vec(failed).apply(sq), not(vec(open).apply(sq))));
+        UInt faultCause = wire("faultCause", U(0, CAUSE_BITS));
+        for (int ck = 0; ck < 4; ck++) {
+            for (int f = 1; f < 8; f++) {
+                TerminateCause tc = faultCause(ck, f);
+                if (tc != null) {
+                    when(and(eq(s.check, U(ck, 2)), eq(r.fault, U(f, 3))),
+                            () -> set(faultCause, U(causeCode(tc), CAUSE_BITS)));
+                }
+            }
+        }
+        UInt cause2 = wire("cause2", mux(neq(s.cause, U(0, CAUSE_BITS)), s.cause, faultCause));
+        Bool bad = wire("bad", and(not(dead), neq(cause2, U(0, CAUSE_BITS))));
+        Bool good = wire("good", and(not(dead), eq(cause2, U(0, CAUSE_BITS))));
+        Function<Integer, Bool> sk = k -> eq(s.kind, U(k, 3));
+        Bool placesData = wire("placesData", and(good, or(sk.apply(WRITE), sk.apply(READ_RESPONSE), sk.apply(SEND)),
+                neq(s.payload, U(0, 16))));
+
+        UInt seq = regInit("seq", uint(16), U(0, 16));
+        UInt doneCount = regInit("doneCount", uint(16), U(0, 16));
+        when(fire2, () -> set(seq, add(seq, U(1, 16))));
+        when(io.placed, () -> set(doneCount, add(doneCount, U(1, 16))));
+
+        set(placeOut.valid(), fire2);
+        set(placeOut.payload().address, mux(or(sk.apply(WRITE), sk.apply(READ_RESPONSE)), r.address, s.address));
+        set(placeOut.payload().length, s.payload);
+        set(placeOut.payload().skip, s.skip);
+        set(placeOut.payload().drop, not(placesData));
+        Streams.connect(placeOut, io.place);
+
+        Bits opc = range(octet(s.octets, 1), 3, 0);
+        Event ev = evIn.payload();
+        set(evIn.valid(), False());
+        set(ev.kind, U(RxEventKind.RECEIVE.code(), 3));
+        set(ev.qp, sq);
+        set(ev.wrId, s.wrId);
+        set(ev.length, s.messageLength);
+        set(ev.info, B(0, 64));
+        set(ev.cause, cause2);
+        set(ev.opcode, opc.asUInt());
+        set(ev.stag, B(0, 32));
+        Job job = jobIn.payload();
+        set(jobIn.valid(), False());
+        set(job.kind, U(JOB_READ, 2));
+        set(job.qp, sq);
+        set(job.address, r.address);
+        set(job.size, DdpRxHeaderInfo.beField(s.octets, 30, 4).asUInt());
+        set(job.sinkStag, DdpRxHeaderInfo.beField(s.octets, 18, 4));
+        set(job.sinkTo, DdpRxHeaderInfo.beField(s.octets, 22, 8).asUInt());
+        set(job.aop, range(octet(s.octets, 21), 3, 0).asUInt());
+        set(job.reqId, DdpRxHeaderInfo.beField(s.octets, 22, 4));
+        set(job.wrId, s.wrId);
+        set(job.data, DdpRxHeaderInfo.beField(s.octets, 38, 8));
+        set(job.mask, DdpRxHeaderInfo.beField(s.octets, 46, 8));
+        set(job.compareData, DdpRxHeaderInfo.beField(s.octets, 54, 8));
+        set(job.compareMask, DdpRxHeaderInfo.beField(s.octets, 62, 8));
+        TerminateJob tj = termIn.payload();
+        set(termIn.valid(), and(fire2, bad));
+        set(tj.qp, sq);
+        set(tj.cause, cause2);
+        set(tj.segmentLength, s.length);
+        set(tj.octets, range(s.octets, 8 * TERMINATE_COPY_OCTETS - 1, 0));
+
+        when(fire2, () -> {
+            when(bad, () -> {
+                set(evIn.valid(), True());
+                set(ev.kind, U(RxEventKind.TERMINATE_SENT.code(), 3));
+                set(ev.length, s.length.resize(32));
+            });
+            when(good, () -> {
+                when(and(sk.apply(SEND), s.last), () -> {
+                    set(evIn.valid(), True());
+                    when(or(eq(opc, B(RdmapOpcode.SEND_WITH_INVALIDATE.code(), 4)),
+                            eq(opc, B(RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE.code(), 4))),
+                            () -> set(ev.stag, DdpRxHeaderInfo.beField(s.octets, 2, 4)));
+                });
+                when(sk.apply(IMMEDIATE), () -> {
+                    set(evIn.valid(), True());
+                    set(ev.kind, U(RxEventKind.RECEIVE_IMMEDIATE.code(), 3));
+                    set(ev.info, DdpRxHeaderInfo.beField(s.octets, 18, 8));
+                });
+                when(and(sk.apply(READ_RESPONSE), s.last), () -> {
+                    set(evIn.valid(), True());
+                    set(ev.kind, U(RxEventKind.READ_DONE.code(), 3));
+                    set(ev.length, U(0, 32));
+                });
+                when(sk.apply(TERMINATE), () -> {
+                    set(evIn.valid(), True());
+                    set(ev.kind, U(RxEventKind.TERMINATE_RECEIVED.code(), 3));
+                    set(ev.info, DdpRxHeaderInfo.beField(s.octets, 18, 8));
+                    set(ev.length, s.length.resize(32));
+                });
+                when(sk.apply(READ_REQUEST), () -> set(jobIn.valid(), True()));
+                when(sk.apply(ATOMIC_REQUEST), () -> {
+                    set(jobIn.valid(), True());
+                    set(job.kind, U(JOB_ATOMIC, 2));
+                });
+                when(sk.apply(ATOMIC_RESPONSE), () -> {
+                    set(jobIn.valid(), True());
+                    set(job.kind, U(JOB_STORE, 2));
+                    set(job.address, s.localAddress);
+                    set(job.reqId, DdpRxHeaderInfo.beField(s.octets, 18, 4));
+                    set(job.data, DdpRxHeaderInfo.beField(s.octets, 22, 8));
+                });
+            });
+        });
+        for (int p = 0; p < qps; p++) {
+            final int qp = p;
+            when(and(fire2, eq(sq, U(qp, qb)), or(bad, and(good, sk.apply(TERMINATE)))),
+                    () -> set(failed.get(qp), True()));
+        }
+
+        // Outputs wait until every placement issued before their segment is done.
+        connectGated(Streams.fifo(withSeq("ev", evIn, seq), OUTPUT_DEPTH), doneCount, io.events);
+        connectGated(Streams.fifo(withSeq("job", jobIn, seq), OUTPUT_DEPTH), doneCount, io.jobs);
+        connectGated(Streams.fifo(withSeq("term", termIn, seq), OUTPUT_DEPTH), doneCount, io.terminates);
+
+        // ---- host side: QP setup and IRD release ----
+        set(io.setup.ready(), True());
+        set(io.irdRelease.ready(), True());
+        for (int p = 0; p < qps; p++) {
+            final int qp = p;
+            Bool setupMine = and(io.setup.valid(), eq(io.setup.payload().qp, U(qp, qb)));
+            Bool releaseMine = and(io.irdRelease.valid(), eq(io.irdRelease.payload(), U(qp, qb)));
+            Bool takeMine = and(go, ok1, eq(q, U(qp, qb)), eq(qn2, U(1, 2)), not(tagged));
+            when(and(takeMine, not(releaseMine)), () -> set(inUse.get(qp), add(inUse.get(qp), U(1, 8))));
+            when(and(releaseMine, not(takeMine)), () -> set(inUse.get(qp), sub(inUse.get(qp), U(1, 8))));
+            when(setupMine, () -> {
+                QpSetup su = io.setup.payload();
+                set(open.get(qp), su.open);
+                set(failed.get(qp), False());
+                set(pd.get(qp), su.pd);
+                set(ird.get(qp), su.ird);
+                set(inUse.get(qp), U(0, 8));
+                set(received.get(qp), U(0, 32));
+                for (int k = 0; k < 4; k++) {
+                    set(msn.get(qp).get(k), U(1, 32));
+                }
+            });
+        }
+    }
+
+    /** A payload with the placement sequence number it waits for. */
+    public static final class Sequenced<T extends Data> extends HwBundle {
+        public final T value;
+        public final UInt seq;
+
+        public Sequenced(T value) {
+            this.value = field("value", value);
+            seq = field("seq", uint(16));
+        }
+    }
+
+    private <T extends Data> Stream<Sequenced<T>> withSeq(String name, Stream<T> in, UInt seq) {
+        @SuppressWarnings("unchecked")
+        Stream<Sequenced<T>> out = wire(name + "Seq", Streams.stream(
+                () -> new Sequenced<>((T) in.payloadType().apply())));
+        set(out.valid(), in.valid());
+        set(out.payload().value, in.payload());
+        set(out.payload().seq, seq);
+        set(in.ready(), out.ready());
+        return out;
+    }
+
+    private static <T extends Data> void connectGated(Stream<Sequenced<T>> in, UInt doneCount, Stream<T> out) {
+        // seq is the number of placements issued before this segment's own: released once doneCount passes it.
+        Bool reached = and(not(sub(doneCount, in.payload().seq).msb()), neq(doneCount, in.payload().seq));
+        set(out.valid(), and(in.valid(), reached));
+        set(out.payload(), in.payload().value);
+        set(in.ready(), and(out.ready(), reached));
+    }
+
+    private static Bits octet(Bits octets, int i) {
+        return range(octets, 8 * i + 7, 8 * i);
+    }
+
+    private <P extends Data, E extends Data> List<Stream<E>> perQp(String name, Stream<P> in,
+            Function<P, UInt> qpOf, java.util.function.Supplier<E> type, Function<P, E> convert, int depth) {
+        List<Stream<E>> outs = new ArrayList<>();
+        List<Bool> readies = new ArrayList<>();
+        E converted = wire(name + "In", convert.apply(in.payload()));
+        for (int p = 0; p < config.qpCount(); p++) {
+            final int qp = p;
+            Stream<E> push = wire(name + "Push_" + p, Streams.stream(type));
+            Bool mine = eq(qpOf.apply(in.payload()), U(qp, config.qpBits()));
+            set(push.valid(), and(in.valid(), mine));
+            set(push.payload(), converted);
+            readies.add(push.ready());
+            outs.add(wire(name + "_" + p, Streams.fifo(push, depth)));
+        }
+        set(in.ready(), vec(readies).apply(qpOf.apply(in.payload())));
+        return outs;
+    }
+
+    private static <T extends Data> List<Bool> valids(List<Stream<T>> streams) {
+        List<Bool> out = new ArrayList<>();
+        streams.forEach(s -> out.add(s.valid()));
+        return out;
+    }
+
+    private static <T extends Data> List<T> payloads(List<Stream<T>> streams) {
+        List<T> out = new ArrayList<>();
+        streams.forEach(s -> out.add(s.payload()));
+        return out;
+    }
+}
