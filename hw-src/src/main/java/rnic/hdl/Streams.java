@@ -41,7 +41,13 @@ public final class Streams {
 
     /** {@code source.queue(depth)}: a {@link StreamFifo} of {@code depth} entries behind {@code source}. */
     public static <T extends Data> Stream<T> fifo(Stream<T> source, int depth) {
-        return source.queue(depth, 0, false);
+        Stream<T> pop = source.queue(depth, 0, false);
+        // Every block is generated on its own into one folder, one module per file: a FIFO's module name must say
+        // what it holds, or two blocks' different StreamFifo.v would collide.
+        T payload = source.payload();
+        pop.component().setDefinitionName("StreamFifo_" + payload.getClass().getSimpleName() + "_"
+                + payload.getBitsWidth() + "x" + depth, false);
+        return pop;
     }
 
     /**

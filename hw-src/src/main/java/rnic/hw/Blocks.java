@@ -4,9 +4,12 @@ import java.util.List;
 import java.util.function.Supplier;
 import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
+import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.DdpRxHeader;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
 import rnic.hw.rdmap.RdmapAtomicUnit;
+import rnic.hw.rdmap.RdmapRxControl;
 import spinal.core.Component;
 
 /**
@@ -34,8 +37,11 @@ public final class Blocks {
         if (width >= 32) {
             blocks.add(new Block("MpaTxFramer", () -> new MpaTxFramer(width)));
             blocks.add(new Block("MpaRxDeframer", () -> new MpaRxDeframer(width)));
+            DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
+            blocks.add(new Block("DdpRxHeader", () -> new DdpRxHeader(ddp)));
         }
         // Width-independent: the same 64-bit unit at every width.
+        blocks.add(new Block("RdmapRxControl", () -> new RdmapRxControl(DdpConfig.defaults())));
         blocks.add(new Block("RdmapAtomicUnit", () -> new RdmapAtomicUnit(RdmapAtomicUnit.DEFAULT_TAG_WIDTH)));
         return List.copyOf(blocks);
     }

@@ -64,11 +64,11 @@ public final class DdpRxHeader extends HwComponent {
         headValid = regInit("headValid", bool(), False());
 
         DdpBeat in = io.input.payload();
-        UInt lastBeat = wire("lastBeat", shr(sub(in.length, U(1, 16)), shift));
-        UInt headLastBeat = wire("headLastBeat",
-                mux(lt(lastBeat, U(headBeats - 1, 16)), lastBeat, U(headBeats - 1, 16)));
-        Bool isLast = wire("isLast", eq(beat, lastBeat));
-        Bool completesHead = wire("completesHead", eq(beat, headLastBeat));
+        // The last beat holds octet length − 1: (beat + 1) · n ≥ length.
+        Bool isLast = wire("isLast", ge(shl(add(beat, U(1, 16)), shift),
+                in.length.resize(16 + shift)));
+        Bool completesHead = wire("completesHead", or(and(isLast, lt(beat, U(headBeats, 16))),
+                eq(beat, U(headBeats - 1, 16))));
 
         // The head with this beat's octets merged in, octets at or past the length cleared.
         List<Bits> merged = new ArrayList<>();

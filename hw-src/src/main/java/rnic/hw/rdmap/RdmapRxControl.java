@@ -146,6 +146,7 @@ public final class RdmapRxControl extends HwComponent {
 
     /** A check sent to the tag validator. */
     public static final class TagCheck extends HwBundle {
+        public final DdpConfig config;
         public final UInt op;
         public final Bits stag;
         public final UInt to;
@@ -153,7 +154,9 @@ public final class RdmapRxControl extends HwComponent {
         public final UInt pd;
         public final UInt qp;
 
-        public TagCheck(DdpConfig c) {
+        public TagCheck(DdpConfig config) {
+            this.config = config;
+            DdpConfig c = config;
             op = field("op", uint(2));
             stag = field("stag", bits(32));
             to = field("to", uint(64));
@@ -191,6 +194,7 @@ public final class RdmapRxControl extends HwComponent {
 
     /** An event for the host, see {@link RxEventKind}. */
     public static final class Event extends HwBundle {
+        public final DdpConfig config;
         public final UInt kind;
         public final UInt qp;
         public final Bits wrId;
@@ -200,7 +204,9 @@ public final class RdmapRxControl extends HwComponent {
         public final UInt opcode;
         public final Bits stag;
 
-        public Event(DdpConfig c) {
+        public Event(DdpConfig config) {
+            this.config = config;
+            DdpConfig c = config;
             kind = field("kind", uint(3));
             qp = field("qp", uint(c.qpBits()));
             wrId = field("wrId", bits(32));
@@ -214,6 +220,7 @@ public final class RdmapRxControl extends HwComponent {
 
     /** Work for the responder: a validated Read Request or Atomic Request, or a requester-side store. */
     public static final class Job extends HwBundle {
+        public final DdpConfig config;
         public final UInt kind;
         public final UInt qp;
         /** Read: Data Source host address; Atomic: target host address; Store: the requester's local address. */
@@ -236,7 +243,9 @@ public final class RdmapRxControl extends HwComponent {
         public final Bits compareData;
         public final Bits compareMask;
 
-        public Job(DdpConfig c) {
+        public Job(DdpConfig config) {
+            this.config = config;
+            DdpConfig c = config;
             kind = field("kind", uint(2));
             qp = field("qp", uint(c.qpBits()));
             address = field("address", uint(64));
@@ -255,13 +264,16 @@ public final class RdmapRxControl extends HwComponent {
 
     /** A Terminate to send: its cause and what it copies of the failing segment (RFC 5040 §4.8). */
     public static final class TerminateJob extends HwBundle {
+        public final DdpConfig config;
         public final UInt qp;
         public final UInt cause;
         public final UInt segmentLength;
         /** The failing segment's first {@value #TERMINATE_COPY_OCTETS} octets (octet 0 in bits 7:0). */
         public final Bits octets;
 
-        public TerminateJob(DdpConfig c) {
+        public TerminateJob(DdpConfig config) {
+            this.config = config;
+            DdpConfig c = config;
             qp = field("qp", uint(c.qpBits()));
             cause = field("cause", uint(CAUSE_BITS));
             segmentLength = field("segmentLength", uint(16));
@@ -271,12 +283,15 @@ public final class RdmapRxControl extends HwComponent {
 
     /** Opens (resets the receive state of) or closes a QP, with its Protection Domain and IRD. */
     public static final class QpSetup extends HwBundle {
+        public final DdpConfig config;
         public final UInt qp;
         public final Bool open;
         public final UInt pd;
         public final UInt ird;
 
-        public QpSetup(DdpConfig c) {
+        public QpSetup(DdpConfig config) {
+            this.config = config;
+            DdpConfig c = config;
             qp = field("qp", uint(c.qpBits()));
             open = field("open", bool());
             pd = field("pd", uint(c.pdWidth()));
@@ -286,12 +301,15 @@ public final class RdmapRxControl extends HwComponent {
 
     /** A receive buffer posted to a QP's queue 0. */
     public static final class RecvPost extends HwBundle {
+        public final DdpConfig config;
         public final UInt qp;
         public final UInt address;
         public final UInt capacity;
         public final Bits wrId;
 
-        public RecvPost(DdpConfig c) {
+        public RecvPost(DdpConfig config) {
+            this.config = config;
+            DdpConfig c = config;
             qp = field("qp", uint(c.qpBits()));
             address = field("address", uint(64));
             capacity = field("capacity", uint(32));
@@ -301,13 +319,16 @@ public final class RdmapRxControl extends HwComponent {
 
     /** A Read or Atomic Request this side sent, awaiting its response (pushed by the transmit side). */
     public static final class Outstanding extends HwBundle {
+        public final DdpConfig config;
         public final UInt qp;
         public final Bool atomic;
         public final Bits wrId;
         public final Bits reqId;
         public final UInt localAddress;
 
-        public Outstanding(DdpConfig c) {
+        public Outstanding(DdpConfig config) {
+            this.config = config;
+            DdpConfig c = config;
             qp = field("qp", uint(c.qpBits()));
             atomic = field("atomic", bool());
             wrId = field("wrId", bits(32));
@@ -344,6 +365,7 @@ public final class RdmapRxControl extends HwComponent {
 
     /** What stage 1 hands to stage 2 for one segment. */
     public static final class Decided extends HwBundle {
+        public final DdpConfig config;
         public final UInt qp;
         public final UInt length;
         public final Bits octets;
@@ -360,7 +382,9 @@ public final class RdmapRxControl extends HwComponent {
         public final Bits wrId;
         public final UInt localAddress;
 
-        public Decided(DdpConfig c) {
+        public Decided(DdpConfig config) {
+            this.config = config;
+            DdpConfig c = config;
             qp = field("qp", uint(c.qpBits()));
             length = field("length", uint(16));
             octets = field("octets", bits(8 * DdpConfig.HEADER_OCTETS));
@@ -471,11 +495,11 @@ public final class RdmapRxControl extends HwComponent {
         DdpRxHeaderInfo h = io.header.payload();
         Bits o = h.octets;
         UInt q = h.qp;
-        Bits ctrl = octet(o, 0);
-        Bits rctrl = octet(o, 1);
-        Bool tagged = wire("tagged", ctrl.apply(7));
-        Bool last = wire("last", ctrl.apply(6));
-        UInt opcode = wire("opcode", range(rctrl, 3, 0).asUInt());
+        Bool tagged = wire("tagged", o.apply(7));
+        Bool last = wire("last", o.apply(6));
+        Bits dv = wire("dv", range(o, 1, 0));
+        Bits rv = wire("rv", range(o, 15, 14));
+        UInt opcode = wire("opcode", range(o, 11, 8).asUInt());
         UInt hdrLen = wire("hdrLen", mux(tagged, U(14, 16), U(18, 16)));
         UInt payload = wire("payload", sub(h.length, hdrLen));
         UInt qn = wire("qn", DdpRxHeaderInfo.beField(o, 6, 4).asUInt());
@@ -553,19 +577,19 @@ public final class RdmapRxControl extends HwComponent {
         when(eq(kind, U(ATOMIC_RESPONSE, 3)), () -> set(hasBuffer, araValid));
         when(eq(qn2, U(DdpQueue.READ_REQUEST.qn(), 2)), () -> set(hasBuffer, lt(qpInUse, qpIrd)));
         UInt end = wire("end", add(mo, payload.resize(32)));
-        UInt aop = wire("aop", range(octet(o, 21), 3, 0).asUInt());
+        UInt aop = wire("aop", range(o, 8 * 21 + 3, 8 * 21).asUInt());
         Bits atomicReqId = DdpRxHeaderInfo.beField(o, 22, 4);
         Bits responseReqId = DdpRxHeaderInfo.beField(o, 18, 4);
 
         // The first failing check decides (model order).
         List<Object[]> checks = new ArrayList<>();
         checks.add(new Object[] {lt(h.length, hdrLen), TerminateCause.DDP_LOCAL_CATASTROPHIC});
-        checks.add(new Object[] {and(tagged, neq(range(ctrl, 1, 0), B(1, 2))),
+        checks.add(new Object[] {and(tagged, neq(dv, B(1, 2))),
                 TerminateCause.DDP_TAGGED_INVALID_VERSION});
-        checks.add(new Object[] {and(not(tagged), neq(range(ctrl, 1, 0), B(1, 2))),
+        checks.add(new Object[] {and(not(tagged), neq(dv, B(1, 2))),
                 TerminateCause.DDP_UNTAGGED_INVALID_VERSION});
         checks.add(new Object[] {and(not(tagged), ge(qn, U(4, 32))), TerminateCause.DDP_INVALID_QN});
-        checks.add(new Object[] {neq(range(rctrl, 7, 6), B(Rdmap.VERSION, 2)), TerminateCause.INVALID_RDMAP_VERSION});
+        checks.add(new Object[] {neq(rv, B(Rdmap.VERSION, 2)), TerminateCause.INVALID_RDMAP_VERSION});
         checks.add(new Object[] {ge(opcode, U(0xC, 4)), TerminateCause.UNEXPECTED_OPCODE});
         checks.add(new Object[] {or(neq(opTagged, tagged), and(not(tagged), neq(opQn, qn))),
                 TerminateCause.OPCODE_MISMATCH});
@@ -721,7 +745,7 @@ public final class RdmapRxControl extends HwComponent {
         set(placeOut.payload().drop, not(placesData));
         Streams.connect(placeOut, io.place);
 
-        Bits opc = range(octet(s.octets, 1), 3, 0);
+        Bits opc = wire("opc", range(s.octets, 11, 8));
         Event ev = evIn.payload();
         set(evIn.valid(), False());
         set(ev.kind, U(RxEventKind.RECEIVE.code(), 3));
@@ -740,7 +764,7 @@ public final class RdmapRxControl extends HwComponent {
         set(job.size, DdpRxHeaderInfo.beField(s.octets, 30, 4).asUInt());
         set(job.sinkStag, DdpRxHeaderInfo.beField(s.octets, 18, 4));
         set(job.sinkTo, DdpRxHeaderInfo.beField(s.octets, 22, 8).asUInt());
-        set(job.aop, range(octet(s.octets, 21), 3, 0).asUInt());
+        set(job.aop, range(s.octets, 8 * 21 + 3, 8 * 21).asUInt());
         set(job.reqId, DdpRxHeaderInfo.beField(s.octets, 22, 4));
         set(job.wrId, s.wrId);
         set(job.data, DdpRxHeaderInfo.beField(s.octets, 38, 8));
@@ -835,11 +859,13 @@ public final class RdmapRxControl extends HwComponent {
 
     /** A payload with the placement sequence number it waits for. */
     public static final class Sequenced<T extends Data> extends HwBundle {
+        public final java.util.function.Supplier<T> type;
         public final T value;
         public final UInt seq;
 
-        public Sequenced(T value) {
-            this.value = field("value", value);
+        public Sequenced(java.util.function.Supplier<T> type) {
+            this.type = type;
+            this.value = field("value", type.get());
             seq = field("seq", uint(16));
         }
     }
@@ -847,7 +873,7 @@ public final class RdmapRxControl extends HwComponent {
     private <T extends Data> Stream<Sequenced<T>> withSeq(String name, Stream<T> in, UInt seq) {
         @SuppressWarnings("unchecked")
         Stream<Sequenced<T>> out = wire(name + "Seq", Streams.stream(
-                () -> new Sequenced<>((T) in.payloadType().apply())));
+                () -> new Sequenced<T>(() -> (T) in.payloadType().apply())));
         set(out.valid(), in.valid());
         set(out.payload().value, in.payload());
         set(out.payload().seq, seq);
@@ -857,14 +883,11 @@ public final class RdmapRxControl extends HwComponent {
 
     private static <T extends Data> void connectGated(Stream<Sequenced<T>> in, UInt doneCount, Stream<T> out) {
         // seq is the number of placements issued before this segment's own: released once doneCount passes it.
-        Bool reached = and(not(sub(doneCount, in.payload().seq).msb()), neq(doneCount, in.payload().seq));
+        UInt ahead = sub(doneCount, in.payload().seq);
+        Bool reached = and(lt(ahead, U(1 << 15, 16)), neq(ahead, U(0, 16)));
         set(out.valid(), and(in.valid(), reached));
         set(out.payload(), in.payload().value);
         set(in.ready(), and(out.ready(), reached));
-    }
-
-    private static Bits octet(Bits octets, int i) {
-        return range(octets, 8 * i + 7, 8 * i);
     }
 
     private <P extends Data, E extends Data> List<Stream<E>> perQp(String name, Stream<P> in,
