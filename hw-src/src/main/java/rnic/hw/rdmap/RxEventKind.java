@@ -16,7 +16,9 @@ public enum RxEventKind {
     /** A Terminate arrived: Terminate octets 0–7 in {@code info} (Layer/EType, Error Code, HdrCt, …); QP failed. */
     TERMINATE_RECEIVED(4),
     /** This side detected an error and sends the Terminate of {@code cause}; QP failed. */
-    TERMINATE_SENT(5);
+    TERMINATE_SENT(5),
+    /** A Write, Send (any) or Immediate Data of this side's work requests was sent: wrId, opcode. */
+    SEND_DONE(6);
 
     private final int code;
 
