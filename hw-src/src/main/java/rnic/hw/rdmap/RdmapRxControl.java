@@ -417,6 +417,8 @@ public final class RdmapRxControl extends HwComponent {
         public final Stream<Outstanding> outstanding;
         /** One pulse per inbound Read or Atomic Request whose response has been generated: frees an IRD slot. */
         public final Stream<UInt> irdRelease;
+        /** Per QP: its receive side has failed (a Terminate is on its way or arrived); nothing else may be sent. */
+        public final Bits failed;
 
         public Io(DdpConfig c) {
             header = field("header", Streams.slaveStream(() -> new DdpRxHeaderInfo(c.qpBits())));
@@ -431,6 +433,7 @@ public final class RdmapRxControl extends HwComponent {
             recv = field("recv", Streams.slaveStream(() -> new RecvPost(c)));
             outstanding = field("outstanding", Streams.slaveStream(() -> new Outstanding(c)));
             irdRelease = field("irdRelease", Streams.slaveStream(() -> uint(c.qpBits())));
+            failed = field("failed", out(bits(c.qpCount())));
         }
     }
 
@@ -567,9 +570,11 @@ public final class RdmapRxControl extends HwComponent {
         when(eq(kind, U(TERMINATE, 3)), () -> set(opQn, U(DdpQueue.TERMINATE.qn(), 32)));
         when(eq(kind, U(ATOMIC_RESPONSE, 3)), () -> set(opQn, U(DdpQueue.ATOMIC_RESPONSE.qn(), 32)));
 
-        // The buffer an untagged segment goes to: present, and its capacity.
+        // The buffer an untagged segment goes to: present, and its capacity. Queues 1 and 2 have slots of 52 octets
+        // (the larger of a Read and an Atomic Request; the largest Terminate), queue 3 of 12 (an Atomic Response).
         Bool hasBuffer = wire("hasBuffer", True());
-        UInt capacity = wire("capacity", fixed);
+        UInt capacity = wire("capacity", mux(eq(qn2, U(DdpQueue.ATOMIC_RESPONSE.qn(), 2)),
+                U(Rdmap.ATOMIC_RESPONSE_HEADER_SIZE, 32), U(Rdmap.ATOMIC_REQUEST_HEADER_SIZE, 32)));
         when(isQn0, () -> {
             set(hasBuffer, rqValid);
             set(capacity, rqHead.capacity);
@@ -730,7 +735,12 @@ public final class RdmapRxControl extends HwComponent {
         Bool bad = wire("bad", and(not(dead), neq(cause2, U(0, CAUSE_BITS))));
         Bool good = wire("good", and(not(dead), eq(cause2, U(0, CAUSE_BITS))));
         Function<Integer, Bool> sk = k -> eq(s.kind, U(k, 3));
-        Bool placesData = wire("placesData", and(good, or(sk.apply(WRITE), sk.apply(READ_RESPONSE), sk.apply(SEND)),
+        // A Send with Invalidate whose invalidation fails is still placed, then fails (the model's order: placed,
+        // invalidated, completed). Immediate Data is placed at the start of the buffer it consumes (RDMAP-40).
+        Bool invalidateFailed = wire("invalidateFailed", and(eq(s.cause, U(0, CAUSE_BITS)),
+                eq(s.check, U(CHECK_INVALIDATE, 2)), neq(r.fault, U(FAULT_NONE, 3))));
+        Bool placesData = wire("placesData", and(not(dead), or(good, invalidateFailed),
+                or(sk.apply(WRITE), sk.apply(READ_RESPONSE), sk.apply(SEND), sk.apply(IMMEDIATE)),
                 neq(s.payload, U(0, 16))));
 
         UInt seq = regInit("seq", uint(16), U(0, 16));
@@ -826,6 +836,8 @@ public final class RdmapRxControl extends HwComponent {
             when(and(fire2, eq(sq, U(qp, qb)), or(bad, and(good, sk.apply(TERMINATE)))),
                     () -> set(failed.get(qp), True()));
         }
+
+        set(io.failed, catLsbFirst(failed));
 
         // Outputs wait until every placement issued before their segment is done.
         connectGated(Streams.fifo(withSeq("ev", evIn, seq), OUTPUT_DEPTH), doneCount, io.events);

@@ -28,8 +28,8 @@ import spinal.lib.Stream;
  * segment. RDMA Read Request (28-octet header), Atomic Request (52) and Immediate Data (8) are one header-only
  * segment each. MSNs count per QP and queue from 1 (queue 0: Sends and Immediate Data; queue 1: Read and Atomic
  * Requests). Read and Atomic Requests wait while the QP has ORD of them outstanding (RDMAP: ORD is never exceeded)
- * and are then announced to the receive side ({@code outstanding}), which matches their responses. Each Atomic
- * Request carries a fresh Request Identifier. Writes, Sends and Immediate Data complete ({@code completions}) when
+ * and are then announced to the receive side ({@code outstanding}), which matches their responses. An Atomic
+ * Request's Request Identifier is its own queue-1 MSN: unique among the outstanding requests, and what the model uses. Writes, Sends and Immediate Data complete ({@code completions}) when
  * their last segment has been handed on.
  *
  * <p>A request waiting for ORD holds the requests behind it, of every QP (one queue in order; a per-QP send queue
@@ -154,7 +154,6 @@ public final class RdmapTxRequester extends HwComponent {
             msn1.add(regInit("msn1_" + q, uint(32), U(1, 32)));
         }
         UInt offset = regInit("offset", uint(32), U(0, 32));
-        UInt nextReqId = regInit("nextReqId", uint(32), U(1, 32));
 
         WorkRequest wr = io.requests.payload();
         UInt q = wr.qp;
@@ -193,7 +192,7 @@ public final class RdmapTxRequester extends HwComponent {
                 .put(18, wr.localStag).put(22, wr.localTo).put(30, wr.length).put(34, wr.remoteStag)
                 .put(38, wr.remoteTo);
         HeaderOctets atomicReq = new HeaderOctets().put(0, ddpCtrl).put(1, rdmapCtrl).put(6, qn).put(10, msn)
-                .put(18, cat(B(0, 28), wr.aop.asBits())).put(22, nextReqId).put(26, wr.remoteStag)
+                .put(18, cat(B(0, 28), wr.aop.asBits())).put(22, msn).put(26, wr.remoteStag)
                 .put(30, wr.remoteTo).put(38, wr.data).put(46, wr.mask).put(54, wr.compareData)
                 .put(62, wr.compareMask);
         HeaderOctets imm = new HeaderOctets().put(0, ddpCtrl).put(1, rdmapCtrl).put(6, qn).put(10, msn)
@@ -218,7 +217,7 @@ public final class RdmapTxRequester extends HwComponent {
         set(out.qp, q);
         set(out.atomic, atomic);
         set(out.wrId, wr.wrId);
-        set(out.reqId, nextReqId.asBits());
+        set(out.reqId, msn.asBits());
         set(out.localAddress, wr.localAddress);
         Completion done = io.completions.payload();
         set(io.completions.valid(), and(fire, lastSeg, not(needsOrd)));
@@ -227,7 +226,6 @@ public final class RdmapTxRequester extends HwComponent {
         set(done.opcode, wr.opcode);
 
         when(fire, () -> set(offset, mux(lastSeg, U(0, 32), add(offset, segPayload))));
-        when(and(fire, lastSeg, atomic), () -> set(nextReqId, add(nextReqId, U(1, 32))));
         set(io.setup.ready(), True());
         set(io.ordRelease.ready(), True());
         for (int p = 0; p < qps; p++) {
