@@ -65,9 +65,9 @@ import rnic.wire.TerminateCause;
  * E-D7/E-D13; (c) {@link RdmapDecoder#check}: QN not an RDMAP queue E-D8, RV E-R8, opcode E-R9, opcode against T/QN
  * E-R10; (d) tagged: a Read Response with no Read outstanding E-R11, then {@link StagTable#checkPlacement} E-D1 … E-D6
  * (none for a zero-length segment, DDP-19); (e) untagged: {@link DdpUntaggedReceiver} E-D9 (E-R12 on QN 1), E-D10,
- * E-D11, E-D12; (f) at the message's L=1 segment, the message checks of items 5–10. The opcode (c) is checked before
- * the buffer and STag checks because it decides which resource — receive buffer, IRD slot, QN 3 slot, STag — the
- * segment addresses; every check still precedes placement, as RFC 5040 §7.2 requires.</li>
+ * E-D11, E-D12; (f) at the message's L=1 segment, the message checks of decisions 4–8 and 13. The opcode (c) is
+ * checked before the buffer and STag checks because it decides which resource — receive buffer, IRD slot, QN 3 slot,
+ * STag — the segment addresses; every check still precedes placement, as RFC 5040 §7.2 requires.</li>
  * <li><b>A message's RsvdULP is its first segment's</b> (opcode and Invalidate STag), latched per QN until its L=1
  * segment. Later segments pass check (c) on their own, but their RsvdULP is otherwise ignored (DDP-13: the receiver
  * need not verify it is the same and may use any segment's).</li>
@@ -90,13 +90,14 @@ import rnic.wire.TerminateCause;
  * STag of another PD/QP, 0/2/09 for an unknown one, M D R = 1 1 0 (T-46). Only opcodes 0x4 and 0x6 invalidate.</li>
  * <li><b>Read Request</b>: {@link StagTable#checkReadSource} when it is delivered (none for RDMARDSZ = 0, RDMAP-09),
  * E-R1 … E-R5 with the request as Terminated RDMA Header; the source is resolved to a host address then, and the
- * response is queued. The header is never advanced (RDMAP-16): a Read can only fail here, before any response
- * octet.</li>
+ * response is queued: a later local invalidation of the source STag does not stop a Read already accepted. The header
+ * is never advanced (RDMAP-16): a Read can only fail here, before any response octet.</li>
  * <li><b>Atomic Request</b>: {@link StagTable#checkAtomic} when it is delivered (E-R18, then alignment of the host
- * address E-R16, T-26/T-27), R = 0 (RFC 7306 §8.1); the target is resolved then. It <i>executes when its response is
- * generated</i>: read 8 octets little-endian (T-26), {@link AtomicAlu}, write back ({@link Place}) only when the ALU
- * says so, then the Atomic Response on QN 3 (its MSN counting Atomic Responses, T-23) with the original value
- * big-endian. So a second Atomic is not processed until the first's response is generated (RFC 7306 §7).</li>
+ * address E-R16, T-26/T-27), R = 0 (RFC 7306 §8.1); the target is resolved then, as for a Read. It <i>executes when
+ * its response is generated</i>: read 8 octets little-endian (T-26), {@link AtomicAlu}, write back ({@link Place})
+ * only when the ALU says so, then the Atomic Response on QN 3 (its MSN counting Atomic Responses, T-23) with the
+ * original value big-endian. So a second Atomic is not processed until the first's response is generated (RFC 7306
+ * §7).</li>
  * <li><b>Responses in request order</b>: one FIFO per QP for Read and Atomic responses (RFC 7306 §7, CONFORMANCE
  * §2.8.4, RDMAP-11, RDMAP-35); a request holds its IRD slot from its delivery until the last segment of its response
  * is generated.</li>
@@ -107,14 +108,14 @@ import rnic.wire.TerminateCause;
  * ORD requests are outstanding blocks it — and everything posted behind it — until a response frees a slot (RDMAP-24).
  * The slot is taken when the request starts to be sent and freed when the Read's last Read Response segment is placed
  * or the Atomic Response is matched. MSNs per QN from 1 ({@link DdpSegmenter}, DDP-15).</li>
- * <li><b>Request Identifier</b> of an Atomic Request = its own QN 1 MSN: unique among outstanding requests, known to the
- * segmenter.</li>
+ * <li><b>Request Identifier</b> of an Atomic Request = its own QN 1 MSN: unique among outstanding requests, known to
+ * the segmenter.</li>
  * <li><b>Responses at the requester</b>: a Read Response is checked as a placement (E-D1 … E-D6, on the requester's own
  * sink region, which must grant remote write) and against E-R11; its STag, TO and length are not compared with the
  * Read (RDMAP-11's MAY is not taken); the L=1 segment completes the oldest outstanding Read. An Atomic Response must
  * carry the Request Identifier of the oldest outstanding Atomic, else E-R19 0/2/06 (Appendix B item 5); the original
- * value is stored little-endian at the request's local address ({@link Place}). Read and Atomic responses are matched in
- * separate FIFOs: RFC 7306 §7 gives no order between the two at the requester.</li>
+ * value is stored little-endian at the request's local address ({@link Place}). Read and Atomic responses are matched
+ * in separate FIFOs: RFC 7306 §7 gives no order between the two at the requester.</li>
  * <li><b>Completions in submission order</b> (RDMAP-23, T-33): a Write, Send or Immediate Data completes when its last
  * segment is sent, but its {@link RequestCompletion} waits for every earlier request's.</li>
  * <li><b>Errors</b>: each is reported once, by {@link Failure} and one Terminate built by
@@ -252,7 +253,7 @@ public final class RdmapEndpoint {
     // ---------------------------------------------------------------------------------------------- receive
 
     /**
-     * Handles one inbound DDP segment of QP {@code qp} (decisions 1–8, 12–15).
+     * Handles one inbound DDP segment of QP {@code qp} (decisions 1–8, 13, 15, 16).
      *
      * @param ulpdu the segment as MPA delivered it (its ULPDU), at most {@link Mpa#MAX_ULPDU} octets
      * @return the memory writes and events it causes, in order; {@link Dropped} alone once the QP has failed

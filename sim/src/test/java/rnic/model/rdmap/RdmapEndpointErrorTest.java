@@ -50,7 +50,7 @@ import rnic.wire.TerminateCause;
  * Response without an Atomic outstanding), E-D10, E-D11, E-D12, E-D13, E-R1, E-R2, E-R3, E-R4, E-R5, E-R6 (protection
  * 0/1/09 and operation 0/2/09), E-R8, E-R9, E-R10, E-R11, E-R12, E-R15 (Read Request of 27 octets; malformed
  * Terminate), E-R16, E-R17, E-R18 (all five codes), E-R19, E-R20. Not reachable from the wire in this model (no local
- * fault source, decision 19): E-R0, E-R7, E-R13, E-R14, E-R21.
+ * fault source, decision 18): E-R0, E-R7, E-R13, E-R14, E-R21.
  *
  * <p>Requirements: DDP-09, DDP-19 (contrast), DDP-29 … DDP-33, RDMAP-02, RDMAP-04, RDMAP-09, RDMAP-13, RDMAP-14 …
  * RDMAP-17, RDMAP-19, RDMAP-24, RDMAP-34, RDMAP-41, RDMAP-42, RDMAP-44; T-16, T-17, T-19, T-21, T-26, T-27, T-28, T-46.
@@ -296,8 +296,8 @@ class RdmapEndpointErrorTest {
     /**
      * Decision 1: where a segment has two faults, the first check in the model's order decides — the DDP header before
      * RDMAP's fields, the decoder's QN before RV and opcode, the opcode before the receive buffer, E-R11 before the
-     * STag, the STag table's and the receiver's own orders, DDP's length checks before RDMAP's (E-D12 before E-R20), the
-     * IRD slot size deciding between E-D12 and E-R15.
+     * STag, the STag table's and the receiver's own orders, DDP's length checks before RDMAP's (E-D12 before E-R20),
+     * the IRD slot size deciding between E-D12 and E-R15.
      */
     @Test
     void firstFailingCheckDecides() {

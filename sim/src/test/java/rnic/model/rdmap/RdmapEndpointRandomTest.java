@@ -43,8 +43,8 @@ import rnic.wire.RdmapOpcode;
  *
  * <p>The expectation is the test's own: every Write, Read, Send and Immediate Data gets fresh destination octets, so
  * the final memories are known whatever the interleaving and are compared whole — octets nobody should write included;
- * Atomics on private slots get the CONFORMANCE §2.9 carry-save and CmpSwap formulas (not the model's bit loop); FetchAdds
- * from two QPs to one shared counter per PD must return distinct originals that chain up to the final value
+ * Atomics on private slots get the CONFORMANCE §2.9 carry-save and CmpSwap formulas (not the model's bit loop);
+ * FetchAdds from two QPs to one shared counter per PD must return distinct originals that chain up to the final value
  * (RDMAP-37). Requester completions per QP are exactly the posted requests in order, receive completions the Sends and
  * Immediate Data in the order sent, with their lengths, opcodes, SE, values and invalidated STags.
  *
@@ -53,7 +53,7 @@ import rnic.wire.RdmapOpcode;
  */
 class RdmapEndpointRandomTest {
     static final int QPS = 4;
-    static final int OPS_PER_QP = 50;
+    static final int OPS_PER_QP = 100;
     static final long AREA = 0x100_0000L;
     static final long LOCAL_SOURCE = 0x1_0000_0000L;
     static final long TARGET = 0x2_0000_0000L;
@@ -221,7 +221,7 @@ class RdmapEndpointRandomTest {
     }
 
     @ParameterizedTest(name = "seed {0}")
-    @ValueSource(ints = {1, 2, 3, 4, 5, 6})
+    @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
     void randomMix(int seed) {
         Random rng = new Random(seed);
         List<QpConfig> configA = new ArrayList<>();

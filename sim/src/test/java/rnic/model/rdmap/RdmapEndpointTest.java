@@ -206,7 +206,8 @@ class RdmapEndpointTest {
         assertEquals(List.of(
                 new ReceiveCompletion(0, 100, RdmapOpcode.SEND, 1000, false, none, noStag),
                 new ReceiveCompletion(0, 101, RdmapOpcode.SEND_WITH_SE, 0, true, none, noStag),
-                new ReceiveCompletion(0, 102, RdmapOpcode.SEND_WITH_INVALIDATE, 200, false, none, OptionalInt.of(0x501)),
+                new ReceiveCompletion(0, 102, RdmapOpcode.SEND_WITH_INVALIDATE, 200, false, none,
+                        OptionalInt.of(0x501)),
                 new ReceiveCompletion(0, 103, RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE, 10, true, none,
                         OptionalInt.of(0x502)),
                 new ReceiveCompletion(0, 104, RdmapOpcode.IMMEDIATE_DATA, 8, false,
@@ -495,6 +496,30 @@ class RdmapEndpointTest {
         assertEquals(List.of(new Place(0x9002, Hex.of("03")), new ReceiveCompletion(0, 1, RdmapOpcode.SEND, 3,
                 false, OptionalLong.empty(), OptionalInt.empty())), e.receive(0, new DdpSegment(
                         new DdpUntaggedHeader(true, 0x45L << 32, 0, 1, 2), Hex.of("03")).encode()));
+    }
+
+    /**
+     * The actions are plain values a scoreboard can compare: equal when their contents are, hash alike, and read as
+     * what they mean.
+     */
+    @Test
+    void actionsArePlainValues() {
+        Place place = new Place(0x1000, Hex.of("de ad be ef"));
+        assertEquals(place, new Place(0x1000, Hex.of("de ad be ef")));
+        assertEquals(place.hashCode(), new Place(0x1000, Hex.of("de ad be ef")).hashCode());
+        assertFalse(place.equals(new Place(0x1000, Hex.of("de ad be ee"))));
+        assertEquals("Place[0x1000 +4: de ad be ef]", place.toString());
+        Outbound out = new Outbound(2, Hex.ulpdu(WRITE_DUMP));
+        assertEquals(out, new Outbound(2, Hex.ulpdu(WRITE_DUMP)));
+        assertEquals("Outbound[qp=2 18 octets Tagged[L=1 ulp=40 stag=00001234 to=0000000000001000]:"
+                + " c1 40 00 00 12 34 00 00 00 00 00 00 10 00 de ad be ef]", out.toString());
+        assertEquals("ReceiveCompletion[qp=1 wr=7 SEND_WITH_SE_AND_INVALIDATE len=10 SE invalidated=00000501]",
+                new ReceiveCompletion(1, 7, RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE, 10, true, OptionalLong.empty(),
+                        OptionalInt.of(0x501)).toString());
+        assertEquals("RequestCompletion[qp=0 wr=3 RDMA_READ_REQUEST len=100]",
+                new RequestCompletion(0, 3, RdmapOpcode.RDMA_READ_REQUEST, 100).toString());
+        assertEquals(new Failure(1, TerminateCause.DDP_INVALID_MSN), new Failure(1, TerminateCause.DDP_INVALID_MSN));
+        assertThrows(IllegalArgumentException.class, () -> new Place(0, new byte[0]));
     }
 
     /** The API refuses what no hardware could do: a segment MPA cannot carry, a QP that does not exist. */
