@@ -73,11 +73,12 @@ import rnic.wire.TerminateCause;
  * need not verify it is the same and may use any segment's).</li>
  * <li><b>Untagged buffers</b> (CONFORMANCE §2.8.1): QN 0 holds the posted receive buffers; QN 1 holds IRD slots of 52
  * octets (the larger of a Read Request, 28, and an Atomic Request, 52), IRD of them free at start; QN 2 one 52-octet
- * slot (the largest Terminate: 4 + 2 + 18 + 28); QN 3 one 12-octet slot per Atomic Request this endpoint has sent and
- * not yet seen answered. Hence: more requests outstanding than IRD is the receiver's no-buffer check on QN 1, reported
- * as {@link TerminateCause#IRD_EXCEEDED} 1/2/02 (E-R12, Appendix B item 4); an Atomic Response with no Atomic
- * outstanding is E-D9 1/2/02 (no QN 3 slot, CONFORMANCE E-R19's "1/2/02 if no QN 3 buffer"); a header-only message
- * longer than its slot is E-D12, one that fits but has the wrong length is E-R15/E-R20 (item 4).</li>
+ * slot (the largest Terminate: 4 + 2 + 18 + 28); QN 3 one 12-octet slot per Atomic Request this endpoint has started
+ * sending (decision 11) and not yet seen answered. Hence: more requests outstanding than IRD is the receiver's
+ * no-buffer check on QN 1, reported as {@link TerminateCause#IRD_EXCEEDED} 1/2/02 (E-R12, Appendix B item 4); an
+ * Atomic Response with no Atomic outstanding is E-D9 1/2/02 (no QN 3 slot, CONFORMANCE E-R19's "1/2/02 if no QN 3
+ * buffer"); a header-only message longer than its slot is E-D12, one that fits but has the wrong length is
+ * E-R15/E-R20 (decision 4).</li>
  * <li><b>Header-only messages</b> (Read Request, Atomic Request/Response, Terminate, Immediate Data) are captured, at
  * most 52 octets, and acted on at their L=1 segment, through {@link RdmapDecoder#decode} of the captured octets under
  * the latched RsvdULP: wrong length E-R20 (Immediate Data, RDMAP-41) or E-R15 (the others, malformed Terminate),
