@@ -111,6 +111,14 @@ public final class StagTable {
     }
 
     /**
+     * The region a valid STag names, for turning a checked TO into a host address ({@link Region#address}); empty
+     * when the STag is not valid. Lookup only: the checks are {@link #checkPlacement} and its siblings.
+     */
+    public Optional<Region> region(int stag) {
+        return Optional.ofNullable(regions.get(stag));
+    }
+
+    /**
      * Checks a tagged placement of {@code length} octets at {@code stag}/{@code to} (DDP-30). A zero-length segment is
      * not checked at all (DDP-19).
      */
