@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.function.Supplier;
 import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
+import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.DdpTagValidator;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
 import rnic.hw.rdmap.RdmapAtomicUnit;
@@ -35,8 +37,10 @@ public final class Blocks {
             blocks.add(new Block("MpaTxFramer", () -> new MpaTxFramer(width)));
             blocks.add(new Block("MpaRxDeframer", () -> new MpaRxDeframer(width)));
         }
-        // Width-independent: the same 64-bit unit at every width.
+        // Width-independent: the same 64-bit units at every width.
         blocks.add(new Block("RdmapAtomicUnit", () -> new RdmapAtomicUnit(RdmapAtomicUnit.DEFAULT_TAG_WIDTH)));
+        blocks.add(new Block("DdpTagValidator",
+                () -> new DdpTagValidator(DdpConfig.defaults(), DdpTagValidator.DEFAULT_TAG_WIDTH)));
         return List.copyOf(blocks);
     }
 }
