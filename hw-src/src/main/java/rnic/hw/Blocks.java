@@ -6,6 +6,7 @@ import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
 import rnic.hw.ddp.DdpConfig;
 import rnic.hw.ddp.DdpRxHeader;
+import rnic.hw.ddp.DdpTagValidator;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
 import rnic.hw.rdmap.RdmapAtomicUnit;
@@ -40,9 +41,11 @@ public final class Blocks {
             DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
             blocks.add(new Block("DdpRxHeader", () -> new DdpRxHeader(ddp)));
         }
-        // Width-independent: the same 64-bit unit at every width.
+        // Width-independent: the same units at every width.
         blocks.add(new Block("RdmapRxControl", () -> new RdmapRxControl(DdpConfig.defaults())));
         blocks.add(new Block("RdmapAtomicUnit", () -> new RdmapAtomicUnit(RdmapAtomicUnit.DEFAULT_TAG_WIDTH)));
+        blocks.add(new Block("DdpTagValidator",
+                () -> new DdpTagValidator(DdpConfig.defaults(), DdpTagValidator.DEFAULT_TAG_WIDTH)));
         return List.copyOf(blocks);
     }
 }

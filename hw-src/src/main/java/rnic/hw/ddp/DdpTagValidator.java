@@ -1,0 +1,340 @@
+package rnic.hw.ddp;
+
+import static rnic.hdl.Hdl.*;
+
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.Mem;
+import spinal.core.UInt;
+import spinal.core.dontCare$;
+import spinal.lib.Flow;
+import spinal.lib.Flow$;
+import spinal.lib.Stream;
+import spinal.lib.master$;
+
+/**
+ * The STag table and the memory-protection checks of remote access on the receive side (RFC 5041 §7.1, §8.2–§8.3;
+ * RFC 5040 §7.2, §8.1; RFC 7306 §8–§9; DDP-19, DDP-30, DDP-33, DDP-34, RDMAP-09, RDMAP-13, RDMAP-19, RDMAP-26,
+ * RDMAP-34, RDMAP-44): one check per cycle, deciding exactly as the golden model {@code rnic.model.ddp.StagTable}.
+ *
+ * <p><b>Checks.</b> A {@link TagRequest} on {@code check} is answered by one {@link TagResult} on {@code result}, in
+ * request order, with the first failing check of the model's order (its {@link TagFault}): the STag is valid (index
+ * inside the table, entry valid, key equal); the entry's PD is the stream's and, when bound, its QP the stream's; the
+ * entry grants the right of the {@link TagOp}; the TO lies in [firstTo, firstTo + length), firstTo being 0 for a
+ * zero-based region and {@code va} for a VA-based one; TO + length does not carry out of 64 bits; TO + length does not
+ * pass firstTo + length; for an ATOMIC (length 8) the host address is a multiple of 8. A PLACE or READ of length 0 is
+ * not checked at all and passes (DDP-19, RDMAP-09). The host address is {@code va + to} zero-based, {@code to}
+ * VA-based. An INVALIDATE fails INVALID when the STag is not valid (Terminate 0/2/09) and NOT_ASSOCIATED for another
+ * PD or QP (0/1/09), and otherwise clears the entry. {@link TagFault#cause} maps (op, fault) to the Terminate.
+ *
+ * <p><b>Host ports.</b> {@code program} writes one entry (registration, or deregistration with {@code valid} clear);
+ * {@code invalidate} takes an STag and clears its entry when the index and key match and it is valid, reporting
+ * whether it was on {@code invalidateDone} (a Flow: one beat per invalidate, two cycles after it is taken; the host
+ * side must always take it).
+ *
+ * <p><b>Order.</b> Every input goes through one in-order pipeline, at most one per cycle, and every write to the table
+ * (program, local invalidate, remote INVALIDATE) is made by stage 1 in pipeline order. So an operation taken after
+ * another sees its effect, whatever the ports: a check taken after a program or invalidate sees the new entry, a check
+ * taken after a remote INVALIDATE of its STag sees it invalid. Arbitration is fixed priority, {@code program} over
+ * {@code invalidate} over {@code check}: the host ports are rare and short, and registration changes should not wait
+ * behind a long run of checks. (A host that programs every cycle would starve checks; the driver cannot.)
+ *
+ * <p><b>Storage.</b> The table is a SpinalHDL {@link Mem} of {@link StagEntry} (valid, key, PD, QP binding, rights,
+ * zero-based, VA and the exact end TO) with one
+ * synchronous read port and one write port, so it maps onto block RAM at any size up to 4096 entries. A read is made
+ * in the cycle an operation is taken; the write of the operation ahead of it lands on the same clock edge, so the
+ * last write is kept in a forwarding register ({@code fwdIndex}, {@code fwdEntry}) and used in place of the read data
+ * when the indexes match. One level is enough: writes happen only when stage 1 moves on, which is exactly when the next
+ * read is made, and an older write is already in the memory (forwarding it again gives the same value). Block RAM has
+ * no reset, so after reset the validator spends {@code stagCount} cycles writing every entry invalid, with all inputs
+ * not ready.
+ *
+ * <p><b>Pipeline</b> ({@value #LATENCY} cycles from a check being taken to its result being presented). Stage 1 (the
+ * table read and the registers of the request) selects the forwarded or read entry, compares key, PD and QP, selects
+ * the right, and computes in parallel TO &lt; va, TO ≥ end, TO + length (65 bits) and the host address; it also makes
+ * the table write. Stage 2 compares TO + length with the entry's end and encodes the first fault. Stage 3 is the
+ * result register. Each stage takes a new operation when it is empty or its content moves on
+ * ({@code free = !valid || next free}), so with {@code result.ready} high one operation is taken every cycle and
+ * back-pressure stalls the pipeline without losing or reordering anything. Program and invalidate operations leave
+ * the pipeline after stage 1 and never wait for {@code result}. Measured (DdpTagValidatorTest): N checks at full rate
+ * take N + {@value #LATENCY} + 1 cycles from the first being presented to the last result taken; N checks mixed with H
+ * host operations take N + H + {@value #LATENCY} + 1.
+ */
+public final class DdpTagValidator extends HwComponent {
+    /** Cycles from a check being taken to its result being presented. */
+    public static final int LATENCY = 3;
+    /** The tag width {@code ./rnic generate} builds. */
+    public static final int DEFAULT_TAG_WIDTH = 16;
+
+    /** Ports; no prefix, so {@code check_valid}, {@code result_payload_fault}, {@code program_payload_va}, … */
+    public static final class Io extends HwBundle {
+        public final DdpConfig cfg;
+        public final int tagWidth;
+        /** Checks to make, PLACE / READ / ATOMIC / INVALIDATE. */
+        public final Stream<TagRequest> check;
+        /** One verdict per check, in order. */
+        public final Stream<TagResult> result;
+        /** Entry writes from the host. */
+        public final Stream<StagProgram> program;
+        /** Local invalidations from the host: the STag to invalidate. */
+        public final Stream<UInt> invalidate;
+        /** One per local invalidation: whether the STag was valid (and is no longer). */
+        public final Flow<Bool> invalidateDone;
+
+        public Io(DdpConfig cfg, int tagWidth) {
+            this.cfg = cfg;
+            this.tagWidth = tagWidth;
+            check = field("check", Streams.slaveStream(() -> new TagRequest(cfg, tagWidth)));
+            result = field("result", Streams.masterStream(() -> new TagResult(tagWidth)));
+            program = field("program", Streams.slaveStream(() -> new StagProgram(cfg)));
+            invalidate = field("invalidate", Streams.slaveStream(() -> uint(32)));
+            invalidateDone = field("invalidateDone", master$.MODULE$.apply(Flow$.MODULE$.apply(hardType(() -> bool()))));
+        }
+    }
+
+    /** The registers of stage 1: the operation taken, and for a program the entry to write. */
+    public static final class Stage1 extends HwBundle {
+        public final DdpConfig cfg;
+        public final int tagWidth;
+        /** A program (host write of {@code entry} at {@code index}). */
+        public final Bool program;
+        /** A local invalidate of the STag {@code index}/{@code key}. */
+        public final Bool invalidate;
+        public final UInt index;
+        public final UInt key;
+        /** STag bits 31:8 fit the table. */
+        public final Bool inRange;
+        public final UInt op;
+        public final UInt to;
+        public final UInt length;
+        public final UInt pd;
+        public final UInt qp;
+        public final Bits tag;
+        public final StagEntry entry;
+
+        public Stage1(DdpConfig cfg, int tagWidth) {
+            this.cfg = cfg;
+            this.tagWidth = tagWidth;
+            program = field("program", bool());
+            invalidate = field("invalidate", bool());
+            index = field("index", uint(cfg.stagIndexBits()));
+            key = field("key", uint(DdpConfig.KEY_BITS));
+            inRange = field("inRange", bool());
+            op = field("op", uint(2));
+            to = field("to", uint(64));
+            length = field("length", uint(32));
+            pd = field("pd", uint(cfg.pdWidth()));
+            qp = field("qp", uint(cfg.qpBits()));
+            tag = field("tag", bits(tagWidth));
+            entry = field("entry", new StagEntry(cfg));
+        }
+    }
+
+    /** The registers of stage 2: each check's outcome but the end bound, and what the end bound needs. */
+    public static final class Stage2 extends HwBundle {
+        public final int tagWidth;
+        public final Bits tag;
+        public final Bool invalidateOp;
+        public final Bool atomicOp;
+        /** A PLACE or READ of length 0: not checked. */
+        public final Bool zeroLength;
+        public final Bool invalid;
+        public final Bool notAssociated;
+        public final Bool noRight;
+        /** TO below the first TO or at or above the end. */
+        public final Bool outside;
+        /** TO + length, 65 bits: bit 64 is the wrap. */
+        public final UInt sum;
+        public final UInt end;
+        public final UInt address;
+
+        public Stage2(int tagWidth) {
+            this.tagWidth = tagWidth;
+            tag = field("tag", bits(tagWidth));
+            invalidateOp = field("invalidateOp", bool());
+            atomicOp = field("atomicOp", bool());
+            zeroLength = field("zeroLength", bool());
+            invalid = field("invalid", bool());
+            notAssociated = field("notAssociated", bool());
+            noRight = field("noRight", bool());
+            outside = field("outside", bool());
+            sum = field("sum", uint(65));
+            end = field("end", uint(65));
+            address = field("address", uint(64));
+        }
+    }
+
+    public final DdpConfig cfg;
+    public final int tagWidth;
+    public final Io io;
+    /** The STag table. */
+    public final Mem<StagEntry> stags;
+    /** Writing every entry invalid after reset; no input is taken meanwhile. */
+    public final Bool sweeping;
+    /** The entry stage 1 decides on: the table read, or the write made on the clock edge of that read. */
+    public final StagEntry entry;
+    /** The first failing check of the operation in stage 2, as a {@link TagFault} code. */
+    public final UInt fault;
+
+    public DdpTagValidator(DdpConfig cfg, int tagWidth) {
+        if (tagWidth < 1) {
+            throw new IllegalArgumentException("tag width must be at least 1, got " + tagWidth);
+        }
+        this.cfg = cfg;
+        this.tagWidth = tagWidth;
+        noIoPrefix(); // before io(...): the bundle is then named "" and its ports carry no io_ prefix
+        io = io(new Io(cfg, tagWidth));
+        int ib = cfg.stagIndexBits();
+        int kb = DdpConfig.KEY_BITS;
+        stags = field("stags", new Mem<>(hardType(() -> new StagEntry(cfg)), cfg.stagCount()));
+
+        // Reset sweep: block RAM has no reset.
+        sweeping = regInit("sweeping", bool(), True());
+        UInt sweepIndex = regInit("sweepIndex", uint(ib), U(0, ib));
+        when(sweeping, () -> {
+            set(sweepIndex, add(sweepIndex, U(1, ib)));
+            when(eq(sweepIndex, U(cfg.stagCount() - 1, ib)), () -> set(sweeping, False()));
+        });
+
+        // Pipeline control: a stage loads when it is empty or its content moves on.
+        Bool s1Valid = regInit("s1Valid", bool(), False());
+        Bool s2Valid = regInit("s2Valid", bool(), False());
+        Bool resultValid = regInit("resultValid", bool(), False());
+        Stage1 s1 = reg("s1", new Stage1(cfg, tagWidth));
+        Stage2 s2 = reg("s2", new Stage2(tagWidth));
+        TagResult resultData = reg("resultData", new TagResult(tagWidth));
+        Bool s1Check = wire("s1Check", not(or(s1.program, s1.invalidate)));
+        Bool resultFree = wire("resultFree", or(not(resultValid), io.result.ready()));
+        Bool s2Free = wire("s2Free", or(not(s2Valid), resultFree));
+        Bool s1Free = wire("s1Free", or(not(s1Valid), not(s1Check), s2Free));
+
+        // Stage 0: arbitration (program, then invalidate, then check) and the table read.
+        Bool open = wire("open", and(s1Free, not(sweeping)));
+        set(io.program.ready(), open);
+        set(io.invalidate.ready(), and(open, not(io.program.valid())));
+        set(io.check.ready(), and(open, not(io.program.valid()), not(io.invalidate.valid())));
+        TagRequest req = io.check.payload();
+        StagProgram prog = io.program.payload();
+        UInt stagIn = wire("stagIn", mux(io.invalidate.valid(), io.invalidate.payload(), req.stag));
+        UInt readIndex = wire("readIndex", range(stagIn, kb + ib - 1, kb));
+        StagEntry read = wire("read", stags.readSync(readIndex, s1Free, dontCare$.MODULE$, false));
+        when(s1Free, () -> {
+            set(s1Valid, or(io.program.fire(), io.invalidate.fire(), io.check.fire()));
+            set(s1.program, io.program.valid());
+            set(s1.invalidate, and(not(io.program.valid()), io.invalidate.valid()));
+            set(s1.index, mux(io.program.valid(), prog.index, readIndex));
+            set(s1.key, range(stagIn, kb - 1, 0));
+            set(s1.inRange, eq(range(stagIn, 31, kb + ib), U(0, 32 - kb - ib)));
+            set(s1.op, req.op);
+            set(s1.to, req.to);
+            set(s1.length, req.length);
+            set(s1.pd, req.pd);
+            set(s1.qp, req.qp);
+            set(s1.tag, req.tag);
+            set(s1.entry.valid, prog.valid);
+            set(s1.entry.key, prog.key);
+            set(s1.entry.pd, prog.pd);
+            set(s1.entry.qpBound, prog.qpBound);
+            set(s1.entry.qp, prog.qp);
+            set(s1.entry.remoteWrite, prog.remoteWrite);
+            set(s1.entry.remoteRead, prog.remoteRead);
+            set(s1.entry.remoteAtomic, prog.remoteAtomic);
+            set(s1.entry.zeroBased, prog.zeroBased);
+            set(s1.entry.va, prog.va);
+            set(s1.entry.end, add(mux(prog.zeroBased, U(0, 64), prog.va).resize(65), prog.length.resize(65)));
+        });
+
+        // Stage 1: the entry (forwarded when the write of the previous operation hit the same index), the checks.
+        Bool fwdValid = regInit("fwdValid", bool(), False());
+        UInt fwdIndex = reg("fwdIndex", uint(ib));
+        StagEntry fwdEntry = reg("fwdEntry", new StagEntry(cfg));
+        entry = wire("entry", new StagEntry(cfg));
+        set(entry, read);
+        when(and(fwdValid, eq(fwdIndex, s1.index)), () -> set(entry, fwdEntry));
+
+        Bool opPlace = wire("opPlace", eq(s1.op, U(TagOp.PLACE.code(), 2)));
+        Bool opRead = wire("opRead", eq(s1.op, U(TagOp.READ.code(), 2)));
+        Bool opAtomic = wire("opAtomic", eq(s1.op, U(TagOp.ATOMIC.code(), 2)));
+        Bool opInvalidate = wire("opInvalidate", eq(s1.op, U(TagOp.INVALIDATE.code(), 2)));
+        Bool found = wire("found", and(entry.valid, eq(entry.key, s1.key), s1.inRange));
+        Bool associated = wire("associated", and(eq(entry.pd, s1.pd),
+                or(not(entry.qpBound), eq(entry.qp, s1.qp))));
+        Bool granted = wire("granted", mux(opPlace, entry.remoteWrite,
+                mux(opRead, entry.remoteRead, entry.remoteAtomic)));
+        UInt len = wire("len", mux(opAtomic, U(8, 32), s1.length));
+        UInt sum = wire("sum", add(s1.to.resize(65), len.resize(65)));
+        Bool below = wire("below", and(not(entry.zeroBased), lt(s1.to, entry.va)));
+        Bool above = wire("above", ge(s1.to.resize(65), entry.end));
+        UInt address = wire("address", mux(entry.zeroBased, add(entry.va, s1.to), s1.to));
+        Bool zeroLength = wire("zeroLength", and(or(opPlace, opRead), eq(s1.length, U(0, 32))));
+
+        // The table write: a program, a local invalidate of a valid STag, an accepted remote INVALIDATE.
+        Bool clears = wire("clears", and(found, or(s1.invalidate, and(s1Check, opInvalidate, associated))));
+        Bool commit = wire("commit", and(s1Valid, s1Free, or(s1.program, clears)));
+        StagEntry writeData = wire("writeData", new StagEntry(cfg));
+        when(s1.program, () -> set(writeData, s1.entry)).otherwise(() -> set(writeData, entry));
+        writeData.valid.allowOverride(); // a clear keeps the entry but its valid bit; the sweep clears it too
+        set(writeData.valid, and(s1.program, s1.entry.valid, not(sweeping)));
+        stags.write(mux(sweeping, sweepIndex, s1.index), writeData, or(sweeping, commit), null);
+        when(commit, () -> {
+            set(fwdValid, True());
+            set(fwdIndex, s1.index);
+            set(fwdEntry, writeData);
+        });
+
+        Bool doneValid = regInit("doneValid", bool(), False());
+        Bool doneFound = reg("doneFound", bool());
+        set(doneValid, and(s1Valid, s1.invalidate));
+        set(doneFound, found);
+        set(io.invalidateDone.valid(), doneValid);
+        set(io.invalidateDone.payload(), doneFound);
+
+        when(s2Free, () -> {
+            set(s2Valid, and(s1Valid, s1Check));
+            set(s2.tag, s1.tag);
+            set(s2.invalidateOp, opInvalidate);
+            set(s2.atomicOp, opAtomic);
+            set(s2.zeroLength, zeroLength);
+            set(s2.invalid, not(found));
+            set(s2.notAssociated, not(associated));
+            set(s2.noRight, not(granted));
+            set(s2.outside, or(below, above));
+            set(s2.sum, sum);
+            set(s2.end, entry.end);
+            set(s2.address, address);
+        });
+
+        // Stage 2: the end bound, then the first failing check in the model's order.
+        Bool wrap = wire("wrap", s2.sum.apply(64));
+        Bool endOut = wire("endOut", gt(s2.sum, s2.end));
+        Bool misaligned = wire("misaligned", and(s2.atomicOp, neq(range(s2.address, 2, 0), U(0, 3))));
+        fault = wire("fault", uint(3));
+        when(s2.zeroLength, () -> set(fault, code(TagFault.NONE)))
+                .elseWhen(s2.invalid, () -> set(fault, code(TagFault.INVALID)))
+                .elseWhen(s2.notAssociated, () -> set(fault, code(TagFault.NOT_ASSOCIATED)))
+                .elseWhen(s2.invalidateOp, () -> set(fault, code(TagFault.NONE)))
+                .elseWhen(s2.noRight, () -> set(fault, code(TagFault.NO_RIGHT)))
+                .elseWhen(s2.outside, () -> set(fault, code(TagFault.TO_OUT_OF_RANGE)))
+                .elseWhen(wrap, () -> set(fault, code(TagFault.WRAP)))
+                .elseWhen(endOut, () -> set(fault, code(TagFault.END_OUT_OF_RANGE)))
+                .elseWhen(misaligned, () -> set(fault, code(TagFault.MISALIGNED)))
+                .otherwise(() -> set(fault, code(TagFault.NONE)));
+
+        // Stage 3: the result register.
+        when(resultFree, () -> {
+            set(resultValid, s2Valid);
+            set(resultData.tag, s2.tag);
+            set(resultData.fault, fault);
+            set(resultData.address, s2.address);
+        });
+        set(io.result.valid(), resultValid);
+        set(io.result.payload(), resultData);
+    }
+
+    private static UInt code(TagFault f) {
+        return U(f.code(), 3);
+    }
+}
