@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.function.Supplier;
 import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
+import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.DdpPlacer;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
 import rnic.hw.rdmap.RdmapAtomicUnit;
@@ -34,6 +36,10 @@ public final class Blocks {
         if (width >= 32) {
             blocks.add(new Block("MpaTxFramer", () -> new MpaTxFramer(width)));
             blocks.add(new Block("MpaRxDeframer", () -> new MpaRxDeframer(width)));
+        }
+        if (DdpConfig.WIDTHS.contains(width)) {
+            DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
+            blocks.add(new Block("DdpPlacer", () -> new DdpPlacer(ddp, DdpPlacer.DEFAULT_TAG_WIDTH)));
         }
         // Width-independent: the same 64-bit unit at every width.
         blocks.add(new Block("RdmapAtomicUnit", () -> new RdmapAtomicUnit(RdmapAtomicUnit.DEFAULT_TAG_WIDTH)));
