@@ -5,6 +5,7 @@ import java.util.function.Supplier;
 import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
 import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.DdpPlacer;
 import rnic.hw.ddp.DdpRxHeader;
 import rnic.hw.ddp.DdpTagValidator;
 import rnic.hw.mpa.MpaRxDeframer;
@@ -40,6 +41,10 @@ public final class Blocks {
             blocks.add(new Block("MpaRxDeframer", () -> new MpaRxDeframer(width)));
             DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
             blocks.add(new Block("DdpRxHeader", () -> new DdpRxHeader(ddp)));
+        }
+        if (DdpConfig.WIDTHS.contains(width)) {
+            DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
+            blocks.add(new Block("DdpPlacer", () -> new DdpPlacer(ddp, DdpPlacer.DEFAULT_TAG_WIDTH)));
         }
         // Width-independent: the same units at every width.
         blocks.add(new Block("RdmapRxControl", () -> new RdmapRxControl(DdpConfig.defaults())));
