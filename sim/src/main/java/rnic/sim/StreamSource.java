@@ -17,6 +17,8 @@ public class StreamSource<B> implements Agent {
     private final ArrayDeque<B> queue = new ArrayDeque<>();
     private B current;
     private long sent;
+    private Consumer<B> accepted = b -> {
+    };
 
     public StreamSource(SimSignal valid, SimSignal ready, Consumer<B> writer, Pacer pacer) {
         this.valid = valid;
@@ -24,6 +26,12 @@ public class StreamSource<B> implements Agent {
         this.writer = writer;
         this.pacer = pacer;
         valid.set(false);
+    }
+
+    /** Calls {@code listener} with each beat in the cycle the design accepts it. */
+    public StreamSource<B> onAccepted(Consumer<B> listener) {
+        this.accepted = listener;
+        return this;
     }
 
     /** Queues a beat. */
@@ -44,8 +52,10 @@ public class StreamSource<B> implements Agent {
     @Override
     public void sample() {
         if (current != null && ready.getBool()) {
+            B done = current;
             current = null;
             sent++;
+            accepted.accept(done);
         }
     }
 

@@ -667,7 +667,7 @@ public final class RdmapRxControl extends HwComponent {
         set(d.address, add(rqHead.address, mo.resize(64)));
         set(d.messageLength, end);
         set(d.wrId, mux(isQn0, rqHead.wrId, mux(eq(kind, U(ATOMIC_RESPONSE, 3)), araHead.wrId, orqHead.wrId)));
-        set(d.localAddress, araHead.localAddress);
+        set(d.localAddress, mux(eq(kind, U(READ_RESPONSE, 3)), orqHead.localAddress, araHead.localAddress));
 
         // Checks in flight between the stages: a remote invalidation waits until there are none.
         UInt inFlight = regInit("inFlight", uint(4), U(0, 4));
@@ -809,7 +809,7 @@ public final class RdmapRxControl extends HwComponent {
                 when(and(sk.apply(READ_RESPONSE), s.last), () -> {
                     set(evIn.valid(), True());
                     set(ev.kind, U(RxEventKind.READ_DONE.code(), 3));
-                    set(ev.length, U(0, 32));
+                    set(ev.length, s.localAddress.resize(32));
                 });
                 when(sk.apply(TERMINATE), () -> {
                     set(evIn.valid(), True());

@@ -102,12 +102,15 @@ public final class RdmapTxRequester extends HwComponent {
         public final UInt qp;
         public final Bits wrId;
         public final UInt opcode;
+        /** The length the completion reports: payload octets, 8 for Immediate Data. */
+        public final UInt length;
 
         public Completion(DdpConfig config) {
             this.config = config;
             qp = field("qp", uint(config.qpBits()));
             wrId = field("wrId", bits(32));
             opcode = field("opcode", uint(4));
+            length = field("length", uint(32));
         }
     }
 
@@ -218,12 +221,14 @@ public final class RdmapTxRequester extends HwComponent {
         set(out.atomic, atomic);
         set(out.wrId, wr.wrId);
         set(out.reqId, msn.asBits());
-        set(out.localAddress, wr.localAddress);
+        // A Read's entry carries its RDMARDSZ where an Atomic's carries its local address: READ_DONE reports it.
+        set(out.localAddress, mux(atomic, wr.localAddress, wr.length.resize(64)));
         Completion done = io.completions.payload();
         set(io.completions.valid(), and(fire, lastSeg, not(needsOrd)));
         set(done.qp, q);
         set(done.wrId, wr.wrId);
         set(done.opcode, wr.opcode);
+        set(done.length, mux(immediate, U(Rdmap.IMMEDIATE_DATA_SIZE, 32), wr.length));
 
         when(fire, () -> set(offset, mux(lastSeg, U(0, 32), add(offset, segPayload))));
         set(io.setup.ready(), True());
