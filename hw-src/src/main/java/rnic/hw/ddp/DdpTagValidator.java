@@ -23,9 +23,10 @@ import spinal.lib.master$;
  * <p><b>Checks.</b> A {@link TagRequest} on {@code check} is answered by one {@link TagResult} on {@code result}, in
  * request order, with the first failing check of the model's order (its {@link TagFault}): the STag is valid (index
  * inside the table, entry valid, key equal); the entry's PD is the stream's and, when bound, its QP the stream's; the
- * entry grants the right of the {@link TagOp}; the TO lies in [firstTo, firstTo + length), firstTo being 0 for a
- * zero-based region and {@code va} for a VA-based one; TO + length does not carry out of 64 bits; TO + length does not
- * pass firstTo + length; for an ATOMIC (length 8) the host address is a multiple of 8. A PLACE or READ of length 0 is
+ * entry grants the right of the {@link TagOp}; the TO lies in [firstTo, firstTo + region length), firstTo being 0
+ * for a zero-based region and {@code va} for a VA-based one; TO + access length does not carry out of 64 bits (a sum
+ * of exactly 2^64 wraps); TO + access length does not pass firstTo + region length; for an ATOMIC (access length 8)
+ * the host address is a multiple of 8. A PLACE or READ of length 0 is
  * not checked at all and passes (DDP-19, RDMAP-09). The host address is {@code va + to} zero-based, {@code to}
  * VA-based. An INVALIDATE fails INVALID when the STag is not valid (Terminate 0/2/09) and NOT_ASSOCIATED for another
  * PD or QP (0/1/09), and otherwise clears the entry. {@link TagFault#cause} maps (op, fault) to the Terminate.
@@ -40,18 +41,18 @@ import spinal.lib.master$;
  * another sees its effect, whatever the ports: a check taken after a program or invalidate sees the new entry, a check
  * taken after a remote INVALIDATE of its STag sees it invalid. Arbitration is fixed priority, {@code program} over
  * {@code invalidate} over {@code check}: the host ports are rare and short, and registration changes should not wait
- * behind a long run of checks. (A host that programs every cycle would starve checks; the driver cannot.)
+ * behind a long run of checks. (A host writing every cycle would starve the checks; host writes are expected to be
+ * far rarer.)
  *
  * <p><b>Storage.</b> The table is a SpinalHDL {@link Mem} of {@link StagEntry} (valid, key, PD, QP binding, rights,
- * zero-based, VA and the exact end TO) with one
- * synchronous read port and one write port, so it maps onto block RAM at any size up to 4096 entries. A read is made
- * in the cycle an operation is taken; the write of the operation ahead of it (in stage 1) lands on the same clock
- * edge, so the memory returns the old entry. That write is kept in a register ({@code written}), and whether it hit
- * the index read is decided in the same cycle and registered ({@code forward}), so stage 1 only selects. No other
- * write can be missed: the table is written only when stage 1 moves on, which is exactly when the next read is made,
- * and nothing is written while an operation waits in stage 1. Block RAM has
- * no reset, so after reset the validator spends {@code stagCount} cycles writing every entry invalid, with all inputs
- * not ready.
+ * zero-based, VA and the exact end TO) with one synchronous read port and one write port, so it maps onto block RAM at
+ * any size up to 4096 entries. A read is made in the cycle an operation is taken; the write of the operation ahead of
+ * it (in stage 1) lands on the same clock edge, so the memory returns the old entry. That write is kept in a register
+ * ({@code written}), and whether it hit the index read is decided in the same cycle and registered ({@code forward}),
+ * so stage 1 only selects. No other write can be missed: the table is written only when stage 1 moves on, which is
+ * exactly when the next read is made, and nothing is written while an operation waits in stage 1. Block RAM has no
+ * reset, so after reset the validator spends {@code stagCount} cycles writing every entry invalid, with all inputs not
+ * ready.
  *
  * <p><b>Pipeline</b> ({@value #LATENCY} cycles from a check being taken to its result being presented). Stage 1 (the
  * table read and the registers of the request) selects the forwarded or read entry, compares key, PD and QP, selects
@@ -61,9 +62,10 @@ import spinal.lib.master$;
  * result register. Each stage takes a new operation when it is empty or its content moves on
  * ({@code free = !valid || next free}), so with {@code result.ready} high one operation is taken every cycle and
  * back-pressure stalls the pipeline without losing or reordering anything. Program and invalidate operations leave
- * the pipeline after stage 1 and never wait for {@code result}. Measured (DdpTagValidatorTest): N checks at full rate
- * take N + {@value #LATENCY} + 1 cycles from the first being presented to the last result taken; N checks mixed with H
- * host operations take N + H + {@value #LATENCY} + 1.
+ * the pipeline after stage 1 and never wait for {@code result}. Measured (DdpTagValidatorTest): N checks queued at
+ * once at full rate take N + {@value #LATENCY} + 1 cycles to the last result taken (one cycle for the source to
+ * present the first, N to take them, {@value #LATENCY} to the last result); N checks mixed with H host operations
+ * take N + H + {@value #LATENCY} + 1.
  *
  * <p><b>Measured</b> with yosys 0.23 + nextpnr-ice40 0.4 on an iCE40 HX8K (ct256), default configuration (64 STags,
  * 4 QPs, 16-bit PDs, 16-bit tag): 1203 LUT4, 389 SB_CARRY, 1178 flip-flops and 11 SB_RAM40_4K (the 64 × 161-bit
@@ -100,7 +102,8 @@ public final class DdpTagValidator extends HwComponent {
             result = field("result", Streams.masterStream(() -> new TagResult(tagWidth)));
             program = field("program", Streams.slaveStream(() -> new StagProgram(cfg)));
             invalidate = field("invalidate", Streams.slaveStream(() -> uint(32)));
-            invalidateDone = field("invalidateDone", master$.MODULE$.apply(Flow$.MODULE$.apply(hardType(() -> bool()))));
+            invalidateDone = field("invalidateDone",
+                    master$.MODULE$.apply(Flow$.MODULE$.apply(hardType(() -> bool()))));
         }
     }
 
