@@ -11,8 +11,9 @@ import spinal.core.UInt;
  * ({@code valid} set) or deregistration ({@code valid} clear), RFC 5040 §8.1 and DDP-34.
  *
  * <p>The region must lie inside the 64-bit address space, {@code va + length ≤ 2^64}, as the golden model's
- * {@code StagTable.Region} requires; the driver checks that. (A VA-based region that does not is still safe: the
- * validator compares with the exact 65-bit end, so it never grants an octet at or past 2^64.)
+ * {@code StagTable.Region} requires: the host checks that, the validator does not. (A VA-based region that does not
+ * fit is still never granted an octet at or past 2^64, since the end TO is kept exactly in 65 bits; the addresses of
+ * a zero-based one would wrap.)
  */
 public final class StagProgram extends HwBundle {
     public final DdpConfig cfg;

@@ -9,8 +9,8 @@ import spinal.core.UInt;
 /**
  * One check for {@link DdpTagValidator}: an STag and Tagged Offset as they arrived in a tagged DDP header (RFC 5041
  * §4.3: Sink STag, Sink TO), a Read Request (RFC 5040 §4.4: SrcSTag, SrcTO, RDMARDSZ), an Atomic Request (RFC 7306
- * §5.2.1: Remote STag, Remote TO) or a Send with Invalidate (RFC 5040 §4.5: Invalidate STag), with the stream it came on
- * and an opaque {@code tag} the validator hands back with the result.
+ * §5.2.1: Remote STag, Remote TO) or a Send with Invalidate (RFC 5040 §4.5: Invalidate STag), with the stream it came
+ * on and an opaque {@code tag} the validator hands back with the result.
  */
 public final class TagRequest extends HwBundle {
     public final DdpConfig cfg;
