@@ -6,6 +6,7 @@ import rnic.hw.crc.Crc32c;
 import rnic.hw.crc.Crc32cConfig;
 import rnic.hw.ddp.DdpConfig;
 import rnic.hw.ddp.DdpPlacer;
+import rnic.hw.ddp.DdpSegmentBuilder;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
 import rnic.hw.rdmap.RdmapAtomicUnit;
@@ -40,6 +41,8 @@ public final class Blocks {
         if (DdpConfig.WIDTHS.contains(width)) {
             DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
             blocks.add(new Block("DdpPlacer", () -> new DdpPlacer(ddp, DdpPlacer.DEFAULT_TAG_WIDTH)));
+            blocks.add(new Block("DdpSegmentBuilder",
+                    () -> new DdpSegmentBuilder(ddp, DdpSegmentBuilder.DEFAULT_TAG_WIDTH)));
         }
         // Width-independent: the same 64-bit unit at every width.
         blocks.add(new Block("RdmapAtomicUnit", () -> new RdmapAtomicUnit(RdmapAtomicUnit.DEFAULT_TAG_WIDTH)));
