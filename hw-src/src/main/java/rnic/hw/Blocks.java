@@ -7,6 +7,7 @@ import rnic.hw.crc.Crc32cConfig;
 import rnic.hw.ddp.DdpConfig;
 import rnic.hw.ddp.DdpPlacer;
 import rnic.hw.ddp.DdpRxHeader;
+import rnic.hw.ddp.DdpSegmentBuilder;
 import rnic.hw.ddp.DdpTagValidator;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
@@ -45,6 +46,8 @@ public final class Blocks {
         if (DdpConfig.WIDTHS.contains(width)) {
             DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
             blocks.add(new Block("DdpPlacer", () -> new DdpPlacer(ddp, DdpPlacer.DEFAULT_TAG_WIDTH)));
+            blocks.add(new Block("DdpSegmentBuilder",
+                    () -> new DdpSegmentBuilder(ddp, DdpSegmentBuilder.DEFAULT_TAG_WIDTH)));
         }
         // Width-independent: the same units at every width.
         blocks.add(new Block("RdmapRxControl", () -> new RdmapRxControl(DdpConfig.defaults())));
