@@ -41,7 +41,16 @@ public final class Streams {
 
     /** {@code source.queue(depth)}: a {@link StreamFifo} of {@code depth} entries behind {@code source}. */
     public static <T extends Data> Stream<T> fifo(Stream<T> source, int depth) {
-        Stream<T> pop = source.queue(depth, 0, false);
+        return fifo(source, depth, 0);
+    }
+
+    /**
+     * {@code source.queue(depth, latency)}: latency 0 passes a beat through an empty FIFO in the same cycle (the pop
+     * side then depends combinationally on the push side); 1 or 2 register it, which breaks a combinational path
+     * between the two sides at the cost of that many cycles.
+     */
+    public static <T extends Data> Stream<T> fifo(Stream<T> source, int depth, int latency) {
+        Stream<T> pop = source.queue(depth, latency, false);
         // Every block is generated on its own into one folder, one module per file: a FIFO's module name must say
         // what it holds, or two blocks' different StreamFifo.v would collide.
         T payload = source.payload();

@@ -12,6 +12,7 @@ import rnic.hw.ddp.DdpTagValidator;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
 import rnic.hw.rdmap.RdmapAtomicUnit;
+import rnic.hw.rdmap.RdmapEngine;
 import rnic.hw.rdmap.RdmapRxControl;
 import spinal.core.Component;
 
@@ -46,6 +47,7 @@ public final class Blocks {
         if (DdpConfig.WIDTHS.contains(width)) {
             DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
             blocks.add(new Block("DdpPlacer", () -> new DdpPlacer(ddp, DdpPlacer.DEFAULT_TAG_WIDTH)));
+            blocks.add(new Block("RdmapEngine", () -> new RdmapEngine(ddp)));
             blocks.add(new Block("DdpSegmentBuilder",
                     () -> new DdpSegmentBuilder(ddp, DdpSegmentBuilder.DEFAULT_TAG_WIDTH)));
         }

@@ -15,21 +15,19 @@ import spinal.core.UInt;
  * (E-D4, E-D12) before it places the first octet.
  */
 public final class DdpBeat extends HwBundle {
+    public final DdpConfig config;
     public final int dataWidth;
     public final int qpBits;
     public final Bits data;
     public final UInt length;
     public final UInt qp;
 
-    public DdpBeat(int dataWidth, int qpBits) {
-        this.dataWidth = dataWidth;
-        this.qpBits = qpBits;
+    public DdpBeat(DdpConfig config) {
+        this.config = config;
+        this.dataWidth = config.dataWidth();
+        this.qpBits = config.qpBits();
         data = field("data", bits(dataWidth));
         length = field("length", uint(16));
         qp = field("qp", uint(qpBits));
-    }
-
-    public DdpBeat(DdpConfig c) {
-        this(c.dataWidth(), c.qpBits());
     }
 }

@@ -271,7 +271,7 @@ public final class DdpSegmentBuilder extends HwComponent {
             set(endBeat, add(range(c.address, bb - 1, ln), range(lastRead, kb - 1, 0)));
         });
         UInt taken = mux(ar.fire(), beats, U(0, cw));
-        UInt returned = mux(reads.fire(), U(1, cw), U(0, cw));
+        UInt returned = mux(wire("readTaken", reads.fire()), U(1, cw), U(0, cw));
         set(credits, sub(add(credits, returned), taken));
 
         Stream<Axi4R> r = io.axi.r();

@@ -56,7 +56,7 @@ public final class MemoryArbiter extends HwComponent {
         Bool atomicAw = wire("atomicAw", io.atomic.aw().valid());
         Stream<Bool> route = wire("wRoute", Streams.stream(spinal.core.Bool::new));
         set(aw.valid(), and(or(atomicAw, io.placer.aw().valid()), route.ready()));
-        set(aw.payload(), mux(atomicAw, io.atomic.aw().payload(), io.placer.aw().payload()));
+        copyBut("id", aw.payload(), mux(atomicAw, io.atomic.aw().payload(), io.placer.aw().payload()));
         set(aw.payload().id(), mux(atomicAw, U(1, idw), U(0, idw)));
         set(io.atomic.aw().ready(), and(aw.ready(), route.ready()));
         set(io.placer.aw().ready(), and(aw.ready(), route.ready(), not(atomicAw)));
@@ -74,8 +74,8 @@ public final class MemoryArbiter extends HwComponent {
         Bool bAtomic = wire("bAtomic", eq(b.payload().id(), U(1, idw)));
         set(io.atomic.b().valid(), and(b.valid(), bAtomic));
         set(io.placer.b().valid(), and(b.valid(), not(bAtomic)));
-        set(io.atomic.b().payload(), b.payload());
-        set(io.placer.b().payload(), b.payload());
+        copyBut("id", io.atomic.b().payload(), b.payload());
+        copyBut("id", io.placer.b().payload(), b.payload());
         set(io.atomic.b().payload().id(), U(0, idw));
         set(io.placer.b().payload().id(), U(0, idw));
         set(b.ready(), mux(bAtomic, io.atomic.b().ready(), io.placer.b().ready()));
@@ -84,7 +84,7 @@ public final class MemoryArbiter extends HwComponent {
         var ar = io.axi.ar();
         Bool atomicAr = wire("atomicAr", io.atomic.ar().valid());
         set(ar.valid(), or(atomicAr, io.builder.ar().valid()));
-        set(ar.payload(), mux(atomicAr, io.atomic.ar().payload(), io.builder.ar().payload()));
+        copyBut("id", ar.payload(), mux(atomicAr, io.atomic.ar().payload(), io.builder.ar().payload()));
         set(ar.payload().id(), mux(atomicAr, U(1, idw), U(0, idw)));
         set(io.atomic.ar().ready(), ar.ready());
         set(io.builder.ar().ready(), and(ar.ready(), not(atomicAr)));
@@ -92,10 +92,23 @@ public final class MemoryArbiter extends HwComponent {
         Bool rAtomic = wire("rAtomic", eq(r.payload().id(), U(1, idw)));
         set(io.atomic.r().valid(), and(r.valid(), rAtomic));
         set(io.builder.r().valid(), and(r.valid(), not(rAtomic)));
-        set(io.atomic.r().payload(), r.payload());
-        set(io.builder.r().payload(), r.payload());
+        copyBut("id", io.atomic.r().payload(), r.payload());
+        copyBut("id", io.builder.r().payload(), r.payload());
         set(io.atomic.r().payload().id(), U(0, idw));
         set(io.builder.r().payload().id(), U(0, idw));
         set(r.ready(), mux(rAtomic, io.atomic.r().ready(), io.builder.r().ready()));
+    }
+
+    /** {@code target := source} for every element but {@code skip} (assigned separately). */
+    private static void copyBut(String skip, spinal.core.Bundle target, spinal.core.Bundle source) {
+        var t = target.elements().iterator();
+        var src = source.elements().iterator();
+        while (t.hasNext()) {
+            scala.Tuple2<String, spinal.core.Data> te = t.next();
+            scala.Tuple2<String, spinal.core.Data> se = src.next();
+            if (!te._1().equals(skip)) {
+                set(te._2(), se._2());
+            }
+        }
     }
 }

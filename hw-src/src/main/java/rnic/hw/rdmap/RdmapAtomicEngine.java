@@ -66,7 +66,7 @@ public final class RdmapAtomicEngine extends HwComponent {
         int w = c.dataWidth();
         int n = w / 8;
         int beats = Math.max(1, 8 / n);
-        alu = child("alu", () -> new RdmapAtomicUnit(1));
+        alu = child("alu", () -> new RdmapAtomicUnit(RdmapAtomicUnit.DEFAULT_TAG_WIDTH));
 
         UInt state = regInit("state", uint(4), U(IDLE, 4));
         Bits value = regInit("value", bits(64), B(0, 64));
@@ -99,7 +99,9 @@ public final class RdmapAtomicEngine extends HwComponent {
         }
         when(r.fire(), () -> {
             when(neq(r.payload().resp(), B(MemoryPort.RESP_OKAY, 2)), () -> set(error, True()));
-            if (n >= 8) {
+            if (lanes == 1) {
+                set(value, laneValues.get(0));
+            } else if (n >= 8) {
                 set(value, vec(laneValues).apply(lane.resize(laneBits)));
             } else {
                 when(eq(beat, U(0, 1)), () -> set(value, concat(range(value, 63, 32), rdata)))
@@ -111,7 +113,7 @@ public final class RdmapAtomicEngine extends HwComponent {
         // The ALU: one request, one result.
         AtomicRequest req = alu.io.request.payload();
         set(alu.io.request.valid(), at.of(COMPUTE));
-        set(req.tag, B(0, 1));
+        set(req.tag, B(0, RdmapAtomicUnit.DEFAULT_TAG_WIDTH));
         set(req.cmpSwap, eq(j.op, U(RdmapResponder.OP_CMP_SWAP, 4)));
         set(req.addrLow, range(j.address, 2, 0));
         set(req.originalValue, value);

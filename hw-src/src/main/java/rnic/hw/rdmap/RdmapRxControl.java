@@ -679,7 +679,9 @@ public final class RdmapRxControl extends HwComponent {
         set(io.check.payload(), chk);
         set(toPending.valid(), and(io.header.valid(), io.check.ready(), not(invalidateWaits)));
         set(toPending.payload(), d);
-        Stream<Decided> pending = Streams.fifo(toPending, PENDING_DEPTH);
+        // Latency 1: stage 2's readiness must not reach back into stage 1 through an empty FIFO (stage 1 waits for
+        // the validator, whose readiness follows stage 2's).
+        Stream<Decided> pending = Streams.fifo(toPending, PENDING_DEPTH, 1);
 
         // Stage-1 state updates (only for segments that passed stage 1; a later failure fails the QP anyway).
         Bool accept = wire("accept", and(go, ok1, not(tagged)));

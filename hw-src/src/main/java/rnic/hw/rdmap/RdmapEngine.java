@@ -1,0 +1,278 @@
+package rnic.hw.rdmap;
+
+import static rnic.hdl.Hdl.*;
+
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import rnic.hw.ddp.DdpBeat;
+import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.DdpPlacer;
+import rnic.hw.ddp.DdpRxHeader;
+import rnic.hw.ddp.DdpSegmentBuilder;
+import rnic.hw.ddp.DdpTagValidator;
+import rnic.hw.ddp.MemoryArbiter;
+import rnic.hw.ddp.MemoryPort;
+import rnic.hw.ddp.StagProgram;
+import rnic.hw.ddp.TagRequest;
+import spinal.core.Bool;
+import spinal.core.UInt;
+import spinal.lib.Flow;
+import spinal.lib.Stream;
+import spinal.lib.bus.amba4.axi.Axi4;
+
+/**
+ * The DDP and RDMAP engines of one RNIC, for {@code qpCount} QPs (one DDP stream each), between the MPA layer
+ * (segments in and out, {@link DdpBeat}) and host memory (the {@link MemoryPort}), with the host's work requests,
+ * receive buffers, STag registrations and QP setup as inputs and its events as output (RFC 5040, RFC 5041, RFC 7306;
+ * CONFORMANCE §1.2, §1.3).
+ *
+ * <pre>
+ *  rx ─► DdpRxHeader ─ head ─► RdmapRxControl ◄─► DdpTagValidator ◄─ stagProgram / stagInvalidate
+ *             │                  │ place  │ jobs, terminates
+ *             └─ payload FIFO ─► DdpPlacer │──► RdmapResponder ◄─► RdmapAtomicEngine
+ *                                  │       │          │ segments
+ *  requests ─► RdmapTxRequester ───┼───────┼──────────┴─► DdpSegmentBuilder ─► tx
+ *                                  └── MemoryArbiter ◄┘ (reads, writes) ─► axi
+ * </pre>
+ *
+ * <p>Received segments are decided by {@link RdmapRxControl} and placed by {@link DdpPlacer}; the payload waits in a
+ * FIFO of {@value #PAYLOAD_DEPTH} beats while its head is decided, so placement starts before a long segment has
+ * ended. Segments to send come from the responder (Read Responses, Atomic Responses, Terminates — first) and the
+ * requester (work requests), built with their payload by {@link DdpSegmentBuilder}. After this side has sent a
+ * Terminate on a QP nothing more is sent on it (RFC 5040 §5.4: the stream is dead). Events of the receive side, the
+ * responder (ATOMIC_DONE) and the requester (SEND_DONE) are merged onto {@code events}; a READ_DONE or ATOMIC_DONE
+ * taken there frees an ORD slot.
+ */
+public final class RdmapEngine extends HwComponent {
+    /** Beats of received payload buffered while the segment's head is decided. */
+    public static final int PAYLOAD_DEPTH = 32;
+
+    /** Opens or closes a QP: receive state, Protection Domain, IRD, ORD and the MULPDU of its MPA connection. */
+    public static final class Setup extends HwBundle {
+        public final DdpConfig config;
+        public final UInt qp;
+        public final Bool open;
+        public final UInt pd;
+        public final UInt ird;
+        public final UInt ord;
+        public final UInt mulpdu;
+
+        public Setup(DdpConfig config) {
+            this.config = config;
+            qp = field("qp", uint(config.qpBits()));
+            open = field("open", bool());
+            pd = field("pd", uint(config.pdWidth()));
+            ird = field("ird", uint(8));
+            ord = field("ord", uint(8));
+            mulpdu = field("mulpdu", uint(16));
+        }
+    }
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final DdpConfig config;
+        public final Stream<DdpBeat> rx;
+        public final Stream<DdpBeat> tx;
+        public final Axi4 axi;
+        public final Stream<RdmapTxRequester.WorkRequest> requests;
+        public final Stream<RdmapRxControl.RecvPost> recv;
+        public final Stream<Setup> setup;
+        public final Stream<StagProgram> stagProgram;
+        public final Stream<UInt> stagInvalidate;
+        public final Flow<Bool> stagInvalidateDone;
+        public final Stream<RdmapRxControl.Event> events;
+        /** Sticky: a memory access of a placement, fetch or atomic got an error response. */
+        public final Bool memoryError;
+
+        public Io(DdpConfig config) {
+            this.config = config;
+            DdpConfig c = config;
+            rx = field("rx", Streams.slaveStream(() -> new DdpBeat(c)));
+            tx = field("tx", Streams.masterStream(() -> new DdpBeat(c)));
+            axi = field("axi", MemoryPort.master(c.dataWidth()));
+            requests = field("requests", Streams.slaveStream(() -> new RdmapTxRequester.WorkRequest(c)));
+            recv = field("recv", Streams.slaveStream(() -> new RdmapRxControl.RecvPost(c)));
+            setup = field("setup", Streams.slaveStream(() -> new Setup(c)));
+            stagProgram = field("stagProgram", Streams.slaveStream(() -> new StagProgram(c)));
+            stagInvalidate = field("stagInvalidate", Streams.slaveStream(() -> uint(32)));
+            stagInvalidateDone = field("stagInvalidateDone", spinal.lib.master$.MODULE$.apply(
+                    spinal.lib.Flow$.MODULE$.apply(hardType(spinal.core.Bool::new))));
+            events = field("events", Streams.masterStream(() -> new RdmapRxControl.Event(c)));
+            memoryError = field("memoryError", out(bool()));
+        }
+    }
+
+    public final DdpConfig config;
+    public final Io io;
+    public final DdpRxHeader header;
+    public final RdmapRxControl control;
+    public final DdpTagValidator validator;
+    public final DdpPlacer placer;
+    public final RdmapTxRequester requester;
+    public final RdmapResponder responder;
+    public final RdmapAtomicEngine atomic;
+    public final DdpSegmentBuilder builder;
+    public final MemoryArbiter memory;
+
+    public RdmapEngine(DdpConfig c) {
+        this.config = c;
+        noIoPrefix();
+        io = io(new Io(c));
+        header = child("header", () -> new DdpRxHeader(c));
+        control = child("control", () -> new RdmapRxControl(c));
+        validator = child("validator", () -> new DdpTagValidator(c, DdpTagValidator.DEFAULT_TAG_WIDTH));
+        placer = child("placer", () -> new DdpPlacer(c, DdpPlacer.DEFAULT_TAG_WIDTH));
+        requester = child("requester", () -> new RdmapTxRequester(c));
+        responder = child("responder", () -> new RdmapResponder(c));
+        atomic = child("atomic", () -> new RdmapAtomicEngine(c));
+        builder = child("builder", () -> new DdpSegmentBuilder(c, DdpSegmentBuilder.DEFAULT_TAG_WIDTH));
+        memory = child("memory", () -> new MemoryArbiter(c.dataWidth()));
+
+        // ---- receive ----
+        Streams.connect(io.rx, header.io.input);
+        Streams.connect(header.io.header, control.io.header);
+        Streams.connect(Streams.fifo(header.io.output, PAYLOAD_DEPTH), placer.io.segment);
+
+        TagRequest check = wire("check", new TagRequest(c, DdpTagValidator.DEFAULT_TAG_WIDTH));
+        RdmapRxControl.TagCheck asked = control.io.check.payload();
+        set(check.op, asked.op);
+        set(check.stag, asked.stag.asUInt());
+        set(check.to, asked.to);
+        set(check.length, asked.length);
+        set(check.pd, asked.pd);
+        set(check.qp, asked.qp);
+        set(check.tag, B(0, DdpTagValidator.DEFAULT_TAG_WIDTH));
+        Streams.connect(Streams.translateWith(control.io.check, check), validator.io.check);
+        RdmapRxControl.TagResult answer = wire("answer", new RdmapRxControl.TagResult());
+        set(answer.fault, validator.io.result.payload().fault);
+        set(answer.address, validator.io.result.payload().address);
+        Streams.connect(Streams.translateWith(validator.io.result, answer), control.io.checkResult);
+        Streams.connect(io.stagProgram, validator.io.program);
+        Streams.connect(io.stagInvalidate, validator.io.invalidate);
+        set(io.stagInvalidateDone.valid(), validator.io.invalidateDone.valid());
+        set(io.stagInvalidateDone.payload(), validator.io.invalidateDone.payload());
+
+        DdpPlacer.Command place = wire("place", new DdpPlacer.Command(DdpPlacer.DEFAULT_TAG_WIDTH));
+        RdmapRxControl.PlaceCmd decided = control.io.place.payload();
+        set(place.address, decided.address);
+        set(place.length, decided.length);
+        set(place.skip, decided.skip);
+        set(place.drop, decided.drop);
+        set(place.tag, B(0, DdpPlacer.DEFAULT_TAG_WIDTH));
+        Streams.connect(Streams.translateWith(control.io.place, place), placer.io.cmd);
+        set(placer.io.done.ready(), True());
+        set(control.io.placed, placer.io.done.fire());
+
+        Streams.connect(io.recv, control.io.recv);
+        Streams.connect(requester.io.outstanding, control.io.outstanding);
+        Streams.connect(responder.io.irdRelease, control.io.irdRelease);
+        Streams.connect(control.io.jobs, responder.io.jobs);
+        Streams.connect(control.io.terminates, responder.io.terminates);
+        Streams.connect(responder.io.atomic, atomic.io.job);
+        Streams.connect(atomic.io.done, responder.io.atomicDone);
+        set(responder.io.ordRelease.ready(), True()); // ORD slots are freed from the merged events below
+
+        // ---- setup, fanned out (every receiver is always ready) ----
+        Setup su = io.setup.payload();
+        set(io.setup.ready(), True());
+        set(control.io.setup.valid(), io.setup.valid());
+        set(control.io.setup.payload().qp, su.qp);
+        set(control.io.setup.payload().open, su.open);
+        set(control.io.setup.payload().pd, su.pd);
+        set(control.io.setup.payload().ird, su.ird);
+        for (RdmapTxRequester.TxSetup ts : new RdmapTxRequester.TxSetup[] {requester.io.setup.payload(),
+                responder.io.setup.payload()}) {
+            set(ts.qp, su.qp);
+            set(ts.mulpdu, su.mulpdu);
+            set(ts.ord, su.ord);
+        }
+        set(requester.io.setup.valid(), io.setup.valid());
+        set(responder.io.setup.valid(), io.setup.valid());
+
+        // ---- transmit ----
+        // One message at a time per source: once a source's segment without L has gone, that source keeps the
+        // builder until its L=1 segment (DDP-21). The responder goes first and its Terminates cut in at any segment
+        // boundary. A QP whose receive side has failed sends nothing but its Terminate, and nothing after it
+        // (RFC 5040 §5.4); its other segments are discarded here.
+        Streams.connect(io.requests, requester.io.requests);
+        Stream<TxSegment> fromResponder = responder.io.segments;
+        Stream<TxSegment> fromRequester = requester.io.segments;
+        UInt lock = regInit("txLock", uint(2), U(0, 2));
+        Bool responderTerminate = wire("responderTerminate", eq(range(fromResponder.payload().header, 15, 8),
+                B(rnic.wire.RdmapOpcode.TERMINATE.control(), 8)));
+        Bool pickResponder = wire("pickResponder", and(fromResponder.valid(),
+                or(neq(lock, U(2, 2)), responderTerminate)));
+        Bool pickRequester = wire("pickRequester", and(not(pickResponder), fromRequester.valid(),
+                neq(lock, U(1, 2))));
+        TxSegment chosen = wire("chosen", new TxSegment(c));
+        set(chosen, mux(pickResponder, fromResponder.payload(), fromRequester.payload()));
+        Bool isTerminate = wire("isTerminate", and(pickResponder, responderTerminate));
+        java.util.List<Bool> dead = new java.util.ArrayList<>();
+        for (int q = 0; q < c.qpCount(); q++) {
+            dead.add(regInit("txDead_" + q, bool(), False()));
+        }
+        Bool discard = wire("discard", or(vec(dead).apply(chosen.qp),
+                and(control.io.failed.apply(chosen.qp), not(isTerminate))));
+        DdpSegmentBuilder.Command build = wire("build", new DdpSegmentBuilder.Command(DdpSegmentBuilder.DEFAULT_TAG_WIDTH, c.qpBits()));
+        set(build.qp, chosen.qp);
+        set(build.header, chosen.header);
+        set(build.headerLength, chosen.headerLength);
+        set(build.address, chosen.address);
+        set(build.payloadLength, chosen.payloadLength);
+        set(build.tag, B(0, DdpSegmentBuilder.DEFAULT_TAG_WIDTH));
+        Stream<DdpSegmentBuilder.Command> toBuilder = builder.io.cmd;
+        Bool any = wire("anyPicked", or(pickResponder, pickRequester));
+        set(toBuilder.valid(), and(any, not(discard)));
+        set(toBuilder.payload(), build);
+        Bool taken = wire("taken", and(any, or(toBuilder.ready(), discard)));
+        set(fromResponder.ready(), and(pickResponder, taken));
+        set(fromRequester.ready(), and(pickRequester, taken));
+        Bool lastOfMessage = wire("lastOfMessage", chosen.header.apply(6));
+        when(taken, () -> set(lock, mux(or(lastOfMessage, isTerminate), U(0, 2),
+                mux(pickResponder, U(1, 2), U(2, 2)))));
+        for (int q = 0; q < c.qpCount(); q++) {
+            final int qp = q;
+            when(and(toBuilder.fire(), isTerminate, eq(chosen.qp, U(qp, c.qpBits()))),
+                    () -> set(dead.get(qp), True()));
+            when(and(io.setup.valid(), eq(su.qp, U(qp, c.qpBits()))), () -> set(dead.get(qp), False()));
+        }
+        Streams.connect(builder.io.segment, io.tx);
+        set(builder.io.done.ready(), True());
+
+        // ---- memory ----
+        memory.io.placer.$less$less(placer.io.axi);
+        memory.io.builder.$less$less(builder.io.axi);
+        memory.io.atomic.$less$less(atomic.io.axi);
+        io.axi.$less$less(memory.io.axi);
+        Bool memoryError = regInit("memoryErrorSticky", bool(), False());
+        when(or(and(placer.io.done.fire(), placer.io.done.payload().error),
+                and(builder.io.done.fire(), builder.io.done.payload().error),
+                and(atomic.io.done.fire(), atomic.io.done.payload().error)), () -> set(memoryError, True()));
+        set(io.memoryError, memoryError);
+
+        // ---- events: receive side, then responder, then requester completions ----
+        Stream<RdmapRxControl.Event> rxEv = control.io.events;
+        Stream<RdmapRxControl.Event> respEv = responder.io.events;
+        Stream<RdmapTxRequester.Completion> sent = requester.io.completions;
+        RdmapRxControl.Event sentEv = wire("sentEvent", new RdmapRxControl.Event(c));
+        set(sentEv.kind, U(RxEventKind.SEND_DONE.code(), 3));
+        set(sentEv.qp, sent.payload().qp);
+        set(sentEv.wrId, sent.payload().wrId);
+        set(sentEv.length, sent.payload().length);
+        set(sentEv.info, B(0, 64));
+        set(sentEv.cause, U(0, RdmapRxControl.CAUSE_BITS));
+        set(sentEv.opcode, sent.payload().opcode);
+        set(sentEv.stag, B(0, 32));
+        Stream<RdmapRxControl.Event> out = io.events;
+        set(out.valid(), or(rxEv.valid(), respEv.valid(), sent.valid()));
+        set(out.payload(), mux(rxEv.valid(), rxEv.payload(), mux(respEv.valid(), respEv.payload(), sentEv)));
+        set(rxEv.ready(), out.ready());
+        set(respEv.ready(), and(out.ready(), not(rxEv.valid())));
+        set(sent.ready(), and(out.ready(), not(rxEv.valid()), not(respEv.valid())));
+        Bool frees = wire("freesOrd", and(out.fire(), or(eq(out.payload().kind, U(RxEventKind.READ_DONE.code(), 3)),
+                eq(out.payload().kind, U(RxEventKind.ATOMIC_DONE.code(), 3)))));
+        set(requester.io.ordRelease.valid(), frees);
+        set(requester.io.ordRelease.payload(), out.payload().qp);
+    }
+}
