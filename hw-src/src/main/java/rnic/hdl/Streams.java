@@ -60,6 +60,17 @@ public final class Streams {
     }
 
     /**
+     * {@code source.queue(depth)} with the FIFO's module named {@code definitionName}: spinal.lib names every FIFO
+     * {@code StreamFifo}, {@code StreamFifo_1}, … per elaboration, so two blocks generated into one folder would write
+     * different {@code StreamFifo.v}; a block-specific name keeps them apart.
+     */
+    public static <T extends Data> Stream<T> fifo(Stream<T> source, int depth, String definitionName) {
+        Stream<T> out = fifo(source, depth);
+        out.component().setDefinitionName(definitionName, true);
+        return out;
+    }
+
+    /**
      * {@code source.translateWith(payload)}: a stream with {@code source}'s valid and ready and {@code payload} (a
      * combinational function of {@code source.payload}) as its payload.
      */

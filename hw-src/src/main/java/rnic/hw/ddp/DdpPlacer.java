@@ -30,11 +30,13 @@ import spinal.lib.bus.amba4.axi.Axi4WriteOnly;
  * (a 4 KiB boundary, so no burst straddles it; the STag checks upstream, DDP-30 (5), keep it from happening).
  * Commands must not wait for their segment: a segment's beats are only taken once its command is in.
  *
- * <p><b>Memory.</b> Bursts start at the exact address (unaligned allowed), split at every 4 KiB boundary and
- * after 256 beats; strobes cover exactly the commanded octets, so no octet outside the range is written. All bursts
- * use ID 0, so B responses come back in order. {@code done} answers each command in command order: after the B of its
- * last burst, with {@code error} set when any of its bursts was answered other than OKAY. A zero-length or drop
- * command touches no bus and is done in its turn.
+ * <p><b>Memory.</b> Bursts start at the exact address (unaligned allowed) and split on blocks of min(4 KiB, 256 beats)
+ * ({@link MemoryPort#burstBlock}), so none crosses 4 KiB or exceeds 256 beats; strobes cover exactly the commanded
+ * octets, so no octet outside the range is written. All bursts use ID 0, so B responses come back in order.
+ * {@code done} answers each command in command order: after the B of its last burst, with {@code error} set when any of
+ * its bursts was answered other than OKAY (the octets of an erroneous burst may or may not be in memory). A
+ * zero-length or drop command touches no bus and is done in its turn. {@code done} says the placement is finished,
+ * not that the segment is consumed: octets after the payload (or a dropped segment) may still be being taken.
  *
  * <p><b>Pipeline.</b> Three decoupled parts:
  * <ol>
@@ -205,9 +207,9 @@ public final class DdpPlacer extends HwComponent {
         Stream<Job> jobsIn = wire("jobsIn", Streams.stream(() -> new Job(n)));
         Stream<UInt> burstsIn = wire("burstsIn", Streams.stream(() -> uint(8)));
         Stream<Pending> pendingIn = wire("pendingIn", Streams.stream(() -> new Pending(tagWidth)));
-        Stream<Job> jobs = fifo(jobsIn, JOBS, "jobs");
-        Stream<UInt> bursts = fifo(burstsIn, BURSTS_AHEAD, "bursts");
-        Stream<Pending> pending = fifo(pendingIn, OUTSTANDING, "pending");
+        Stream<Job> jobs = Streams.fifo(jobsIn, JOBS, "DdpPlacer_StreamFifo_jobs");
+        Stream<UInt> bursts = Streams.fifo(burstsIn, BURSTS_AHEAD, "DdpPlacer_StreamFifo_bursts");
+        Stream<Pending> pending = Streams.fifo(pendingIn, OUTSTANDING, "DdpPlacer_StreamFifo_pending");
 
         // ------------------------------------------------------------------------------------- address issuer
         busy = regInit("busy", bool(), False());
@@ -232,17 +234,16 @@ public final class DdpPlacer extends HwComponent {
         set(job.firstLanes, DdpLanes.lanesFrom(o, n));
         set(job.lastLanes, DdpLanes.lanesUpTo(range(endLow, ln - 1, 0), n));
 
-        UInt addrLow = range(addr, bb - 1, 0);
-        UInt addrBeat = range(addr, bb - 1, ln);
-        room = wire("room", sub(U(block, bb + 1), addrLow.resize(bb + 1)));
-        lastBurst = wire("lastBurst", le(remaining, room.resize(16)));
+        MemoryPort.Burst burst = MemoryPort.nextBurst(addr, remaining, endBeat, w, block);
+        room = wire("room", burst.room());
+        lastBurst = wire("lastBurst", burst.last());
         Axi4WriteOnly axi = io.axi;
         Stream<Axi4Aw> aw = axi.aw();
         Axi4Aw a = aw.payload();
         set(aw.valid(), and(busy, not(noBurst), burstsIn.ready(), pendingIn.ready()));
         set(a.addr(), addr);
         set(a.id(), U(0, MemoryPort.ID_WIDTH));
-        set(a.len(), mux(lastBurst, sub(endBeat, addrBeat), not(addrBeat.asBits()).asUInt()).resize(8));
+        set(a.len(), burst.len());
         set(a.size(), U(MemoryPort.size(w), 3));
         set(a.burst(), B(MemoryPort.BURST_INCR, 2));
 
@@ -257,10 +258,7 @@ public final class DdpPlacer extends HwComponent {
 
         set(io.cmd.ready(), and(or(not(busy), lastItem), jobsIn.ready()));
         set(jobsIn.valid(), and(io.cmd.valid(), or(not(busy), lastItem)));
-        when(and(aw.fire(), not(lastBurst)), () -> {
-            set(addr, add(addr, room.resize(64)));
-            set(remaining, sub(remaining, room.resize(16)));
-        });
+        when(and(aw.fire(), not(lastBurst)), () -> MemoryPort.advance(addr, remaining, room));
         when(lastItem, () -> set(busy, False()));
         when(io.cmd.fire(), () -> {
             set(busy, True());
@@ -343,12 +341,5 @@ public final class DdpPlacer extends HwComponent {
         set(pending.ready(), or(b.fire(), and(pending.valid(), p.noBurst, doneIn.ready())));
         when(b.fire(), () -> set(errAcc, and(not(p.last), or(errAcc, respErr))));
         Streams.connect(Streams.m2sPipe(doneIn), io.done);
-    }
-
-    /** A FIFO of {@code depth} behind {@code in}, its module named after this block and its role. */
-    private static <T extends spinal.core.Data> Stream<T> fifo(Stream<T> in, int depth, String role) {
-        Stream<T> out = Streams.fifo(in, depth);
-        out.component().setDefinitionName("DdpPlacer_StreamFifo_" + role, true);
-        return out;
     }
 }

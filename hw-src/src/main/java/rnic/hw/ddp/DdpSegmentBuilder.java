@@ -34,7 +34,7 @@ import spinal.lib.bus.amba4.axi.Axi4ReadOnly;
  * <p><b>Memory.</b> Reads are INCR bursts from the exact start address (unaligned allowed), split at every
  * {@value #READ_BURST_BEATS}-beat block (so never across 4 KiB), all with ID 0 (data in order). Read data lands in a
  * buffer of {@value #READ_BUFFER} beats, and an AR is only issued when the buffer has room for all of its beats
- * counting those already requested, so {@code RREADY} never has to drop. The issuer runs ahead of the assembly by up
+ * counting those already requested, so {@code RREADY} never drops for want of room. The issuer runs ahead of the assembly by up
  * to {@value #JOBS} commands: for back-to-back small segments the reads of the next ones are already in flight while
  * the current one is being assembled, and only the first pays the full read latency. With a read latency of L cycles,
  * full rate needs about L beats in flight; the buffer covers L up to ~{@value #READ_BUFFER} beats (and up to
@@ -208,9 +208,9 @@ public final class DdpSegmentBuilder extends HwComponent {
         Stream<Job> jobsIn = wire("jobsIn", Streams.stream(() -> new Job(n, tagWidth, qpBits)));
         Stream<ReadBeat> readIn = wire("readIn", Streams.stream(() -> new ReadBeat(w)));
         Stream<MemoryDone> doneIn = wire("doneIn", Streams.stream(() -> new MemoryDone(tagWidth)));
-        Stream<Job> jobs = fifo(jobsIn, JOBS, "jobs");
-        Stream<ReadBeat> reads = fifo(readIn, READ_BUFFER, "reads");
-        Streams.connect(fifo(doneIn, 2, "done"), io.done);
+        Stream<Job> jobs = Streams.fifo(jobsIn, JOBS, "DdpSegmentBuilder_StreamFifo_jobs");
+        Stream<ReadBeat> reads = Streams.fifo(readIn, READ_BUFFER, "DdpSegmentBuilder_StreamFifo_reads");
+        Streams.connect(Streams.fifo(doneIn, 2, "DdpSegmentBuilder_StreamFifo_done"), io.done);
 
         // ---------------------------------------------------------------------------------------- read issuer
         busy = regInit("busy", bool(), False());
@@ -242,27 +242,23 @@ public final class DdpSegmentBuilder extends HwComponent {
         set(job.lastRead, lastRead);
         set(job.rotate, sub(range(h, ln - 1, 0), o));
 
-        UInt addrLow = range(addr, bb - 1, 0);
-        UInt addrBeat = range(addr, bb - 1, ln);
-        room = wire("room", sub(U(block, bb + 1), addrLow.resize(bb + 1)));
-        lastBurst = wire("lastBurst", le(remaining, room.resize(16)));
+        MemoryPort.Burst burst = MemoryPort.nextBurst(addr, remaining, endBeat, w, block);
+        room = wire("room", burst.room());
+        lastBurst = wire("lastBurst", burst.last());
+        UInt len = wire("len", burst.len());
         Stream<Axi4Ar> ar = io.axi.ar();
         Axi4Ar a = ar.payload();
-        UInt len = wire("len", mux(lastBurst, sub(endBeat, addrBeat), not(addrBeat.asBits()).asUInt()));
         UInt beats = add(len.resize(cw), U(1, cw));
         set(ar.valid(), and(busy, ge(credits, beats)));
         set(a.addr(), addr);
         set(a.id(), U(0, MemoryPort.ID_WIDTH));
-        set(a.len(), len.resize(8));
+        set(a.len(), len);
         set(a.size(), U(MemoryPort.size(w), 3));
         set(a.burst(), B(MemoryPort.BURST_INCR, 2));
         Bool free = wire("free", or(not(busy), and(ar.fire(), lastBurst)));
         set(io.cmd.ready(), and(free, jobsIn.ready()));
         set(jobsIn.valid(), and(io.cmd.valid(), free));
-        when(and(ar.fire(), not(lastBurst)), () -> {
-            set(addr, add(addr, room.resize(64)));
-            set(remaining, sub(remaining, room.resize(16)));
-        });
+        when(and(ar.fire(), not(lastBurst)), () -> MemoryPort.advance(addr, remaining, room));
         when(and(ar.fire(), lastBurst), () -> set(busy, False()));
         when(io.cmd.fire(), () -> {
             set(busy, read);
@@ -368,12 +364,5 @@ public final class DdpSegmentBuilder extends HwComponent {
             }
         }
         return vec(list).apply(range(beatIndex, k - 1, 0));
-    }
-
-    /** A FIFO of {@code depth} behind {@code in}, its module named after this block and its role. */
-    private static <T extends spinal.core.Data> Stream<T> fifo(Stream<T> in, int depth, String role) {
-        Stream<T> out = Streams.fifo(in, depth);
-        out.component().setDefinitionName("DdpSegmentBuilder_StreamFifo_" + role, true);
-        return out;
     }
 }

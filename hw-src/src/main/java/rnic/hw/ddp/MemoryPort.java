@@ -1,5 +1,9 @@
 package rnic.hw.ddp;
 
+import static rnic.hdl.Hdl.*;
+
+import spinal.core.Bool;
+import spinal.core.UInt;
 import spinal.lib.bus.amba4.axi.Axi4;
 import spinal.lib.bus.amba4.axi.Axi4Config;
 import spinal.lib.bus.amba4.axi.Axi4ReadOnly;
@@ -121,5 +125,39 @@ public final class MemoryPort {
             throw new IllegalArgumentException("maxBeats must be a power of two in 1 … 256, got " + maxBeats);
         }
         return Math.min(PAGE, maxBeats * dataWidth / 8);
+    }
+
+    /**
+     * The next burst of a transfer being split on {@code block}-octet boundaries ({@link #burstBlock}), built in the
+     * calling component.
+     *
+     * @param room octets from the transfer's next address to the end of its block (1 … block)
+     * @param last the transfer ends inside this block: this is its last burst
+     * @param len  {@code AxLEN}: beats − 1 of the burst (8 bits)
+     */
+    public record Burst(UInt room, Bool last, UInt len) {
+    }
+
+    /**
+     * The next burst of a transfer whose next octet is at {@code addr} with {@code remaining} octets left (at least
+     * 1): it runs to the end of {@code addr}'s block, or, when the transfer ends inside that block, to the beat holding
+     * its last octet, whose index within the block is {@code endBeat}. After a burst that is not the last,
+     * {@link #advance} moves the transfer to the next block (beat-aligned from then on).
+     */
+    public static Burst nextBurst(UInt addr, UInt remaining, UInt endBeat, int dataWidth, int block) {
+        int ln = Integer.numberOfTrailingZeros(dataWidth / 8);
+        int bb = Integer.numberOfTrailingZeros(block);
+        UInt addrBeat = range(addr, bb - 1, ln);
+        UInt room = sub(U(block, bb + 1), range(addr, bb - 1, 0).resize(bb + 1));
+        Bool last = le(remaining, room.resize(remaining.getBitsWidth()));
+        // Up to the block's last beat, (block/n − 1) − beat, is the complement of the beat index.
+        UInt len = mux(last, sub(endBeat, addrBeat), not(addrBeat.asBits()).asUInt()).resize(8);
+        return new Burst(room, last, len);
+    }
+
+    /** Moves a transfer past a burst that was not its last: {@code addr += room}, {@code remaining −= room}. */
+    public static void advance(UInt addr, UInt remaining, UInt room) {
+        set(addr, add(addr, room.resize(addr.getBitsWidth())));
+        set(remaining, sub(remaining, room.resize(remaining.getBitsWidth())));
     }
 }

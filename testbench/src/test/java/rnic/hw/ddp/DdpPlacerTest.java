@@ -3,7 +3,6 @@ package rnic.hw.ddp;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -17,7 +16,6 @@ import rnic.sim.Pacer;
 import rnic.sim.Scoreboard;
 import rnic.sim.SimModel;
 import rnic.sim.SimSignal;
-import rnic.sim.StreamSink;
 import rnic.sim.StreamSource;
 import rnic.sim.Tb;
 
@@ -63,9 +61,6 @@ class DdpPlacerTest {
     record SegmentBeat(byte[] segment, int off, int qp) {
     }
 
-    /** What {@code done} says. */
-    record Done(int tag, boolean error) {
-    }
 
     /** The design, its memory, the reference memory, agents and checks. */
     static final class Bench {
@@ -79,8 +74,8 @@ class DdpPlacerTest {
         final Scoreboard<Done> done;
         /** Faulted pages (4 KiB numbers): bursts into them are answered SLVERR and write nothing. */
         final Set<Long> faultPages = new TreeSet<>(Long::compareUnsigned);
-        /** Per writing command, still to be written: {next address, octets left}. */
-        final ArrayDeque<long[]> expectedWrites = new ArrayDeque<>();
+        /** Each writing command's range, to be written exactly once, in order, and nothing else. */
+        final AccessOrder expectedWrites;
         /** Destination ranges whose octets the segment did not hold: {address, length}. */
         final List<long[]> unspecified = new java.util.ArrayList<>();
         long payloadOctets;
@@ -92,7 +87,8 @@ class DdpPlacerTest {
             this.tb = tb;
             DdpPlacer.Io io = tb.dut().io;
             octets = io.config.octets();
-            memory.onAccess(this::access);
+            expectedWrites = new AccessOrder(tb, true, "the placer");
+            memory.onAccess(expectedWrites);
             slave = Axi4MemorySlave.on(tb, io.axi, memory)
                     .withPacing(awReady, wReady, bValid, Pacer.always(), Pacer.always())
                     .withWriteLatency(writeLatency);
@@ -118,12 +114,7 @@ class DdpPlacerTest {
                 segLength.set(b.segment.length);
                 qp.set(b.qp);
             }, segmentPacer));
-            done = tb.add(new Scoreboard<>("done, seed " + tb.seed()));
-            MemoryDone d = io.done.payload();
-            SimSignal doneTag = tb.signal(d.tag);
-            SimSignal doneError = tb.signal(d.error);
-            tb.add(new StreamSink<>("done", tb.signal(io.done.valid()), tb.signal(io.done.ready()),
-                    () -> new Done((int) doneTag.get(), doneError.getBool()), donePacer, done::actual));
+            done = Done.scoreboard(tb, io.done, donePacer);
             tb.reset(3);
         }
 
@@ -131,28 +122,6 @@ class DdpPlacerTest {
         void fault(long page) {
             faultPages.add(page);
             slave.withFault(page << 12, (page << 12) + HostMemory.PAGE);
-        }
-
-        /** The design's write accesses must follow the commands exactly: in order, each octet once, nothing else. */
-        private void access(long address, int length, boolean isWrite) {
-            if (!isWrite) {
-                throw new AssertionError("the placer read memory at " + HostMemory.hex(address));
-            }
-            long[] head = expectedWrites.peek();
-            if (head == null) {
-                throw new AssertionError("write of " + length + " octets at " + HostMemory.hex(address)
-                        + " with no placement outstanding (seed " + tb.seed() + ")");
-            }
-            if (address != head[0] || length > head[1]) {
-                throw new AssertionError("write of " + length + " octets at " + HostMemory.hex(address)
-                        + ", expected the next octets of the placement at " + HostMemory.hex(head[0]) + " ("
-                        + head[1] + " left) (seed " + tb.seed() + ")");
-            }
-            head[0] += length;
-            head[1] -= length;
-            if (head[1] == 0) {
-                expectedWrites.poll();
-            }
         }
 
         /** Queues a command, its segment ({@code skip + length + trail} octets) and the expected outcome. */
@@ -179,7 +148,7 @@ class DdpPlacerTest {
             }
             boolean error = false;
             if (p.writes()) {
-                expectedWrites.add(new long[] {address, length});
+                expectedWrites.expect(address, length);
                 int present = (int) Math.max(0, Math.min(length, segLength - skip));
                 if (present < length) {
                     unspecified.add(new long[] {address + present, length - present});
@@ -203,7 +172,7 @@ class DdpPlacerTest {
         /** Runs until everything is placed and answered, then compares the memories. */
         long finish(long maxCycles) {
             long cycles = tb.runUntilIdle(maxCycles);
-            assertTrue(expectedWrites.isEmpty(), expectedWrites.size() + " placement(s) not (completely) written");
+            assertEquals(0, expectedWrites.pending(), "placements not (completely) written");
             for (long[] u : unspecified) {
                 memory.copyTo(u[0], reference, u[0], (int) u[1]);
             }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Random;
@@ -92,9 +91,6 @@ class DdpSegmentBuilderTest {
         }
     }
 
-    /** What {@code done} says. */
-    record Done(int tag, boolean error) {
-    }
 
     /** The design, its memory, agents and checks. */
     static final class Bench {
@@ -106,8 +102,8 @@ class DdpSegmentBuilderTest {
         final Scoreboard<Segment> segments;
         final Scoreboard<Done> done;
         final Set<Long> faultPages = new TreeSet<>(Long::compareUnsigned);
-        /** Per command with payload, still to be read: {next address, octets left}. */
-        final ArrayDeque<long[]> expectedReads = new ArrayDeque<>();
+        /** Each payload's beat-aligned range, to be read exactly once, in order, and nothing else. */
+        final AccessOrder expectedReads;
         final long salt;
         long payloadOctets;
         long commands;
@@ -122,7 +118,8 @@ class DdpSegmentBuilderTest {
             DdpSegmentBuilder.Io io = tb.dut().io;
             octets = io.config.octets();
             salt = tb.random().nextLong();
-            memory.onAccess(this::access);
+            expectedReads = new AccessOrder(tb, false, "the segment builder");
+            memory.onAccess(expectedReads);
             slave = Axi4MemorySlave.on(tb, io.axi, memory)
                     .withPacing(Pacer.always(), Pacer.always(), Pacer.always(), arReady, rValid)
                     .withReadLatency(readLatency);
@@ -149,12 +146,7 @@ class DdpSegmentBuilderTest {
             tb.add(new StreamSink<>("segment", tb.signal(io.segment.valid()), tb.signal(io.segment.ready()),
                     () -> new Beat(data.getOctets(), (int) length.get(), (int) beatQp.get()), segmentReady,
                     this::beat));
-            done = tb.add(new Scoreboard<>("done, seed " + tb.seed()));
-            MemoryDone d = io.done.payload();
-            SimSignal doneTag = tb.signal(d.tag);
-            SimSignal doneError = tb.signal(d.error);
-            tb.add(new StreamSink<>("done", tb.signal(io.done.valid()), tb.signal(io.done.ready()),
-                    () -> new Done((int) doneTag.get(), doneError.getBool()), doneReady, done::actual));
+            done = Done.scoreboard(tb, io.done, doneReady);
             tb.reset(3);
         }
 
@@ -182,28 +174,6 @@ class DdpSegmentBuilderTest {
                 segments.actual(new Segment(current.toByteArray(), currentQp));
                 current.reset();
                 currentLength = -1;
-            }
-        }
-
-        /** Reads must follow the commands: in order, over each payload's beat-aligned range, nothing else. */
-        private void access(long address, int length, boolean isWrite) {
-            if (isWrite) {
-                throw new AssertionError("the segment builder wrote memory at " + HostMemory.hex(address));
-            }
-            long[] head = expectedReads.peek();
-            if (head == null) {
-                throw new AssertionError("read of " + length + " octets at " + HostMemory.hex(address)
-                        + " with no payload outstanding (seed " + tb.seed() + ")");
-            }
-            if (address != head[0] || length > head[1]) {
-                throw new AssertionError("read of " + length + " octets at " + HostMemory.hex(address)
-                        + ", expected the next octets of the payload at " + HostMemory.hex(head[0]) + " (" + head[1]
-                        + " left) (seed " + tb.seed() + ")");
-            }
-            head[0] += length;
-            head[1] -= length;
-            if (head[1] == 0) {
-                expectedReads.poll();
             }
         }
 
@@ -244,7 +214,7 @@ class DdpSegmentBuilderTest {
             if (payloadLength > 0) {
                 long end = address + payloadLength;
                 long alignedEnd = (end + octets - 1) & -(long) octets;
-                expectedReads.add(new long[] {address, alignedEnd - address});
+                expectedReads.expect(address, alignedEnd - address);
             }
             payloadOctets += payloadLength;
             commands++;
@@ -252,7 +222,7 @@ class DdpSegmentBuilderTest {
 
         long finish(long maxCycles) {
             long cycles = tb.runUntilIdle(maxCycles);
-            assertTrue(expectedReads.isEmpty(), expectedReads.size() + " payload(s) not (completely) read");
+            assertEquals(0, expectedReads.pending(), "payloads not (completely) read");
             assertEquals(-1, currentLength, "a segment was left incomplete");
             assertEquals(commands, segments.matched());
             assertEquals(commands, done.matched());
