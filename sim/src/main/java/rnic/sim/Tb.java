@@ -98,6 +98,10 @@ public final class Tb<T extends Component> {
 
     /** Adds an agent; it is called from the next cycle on. */
     public <A extends Agent> A add(A agent) {
+        if (agentList.contains(agent)) {
+            // An agent added twice samples twice per cycle: it would take every handshake twice.
+            throw new IllegalArgumentException(agent + " is already added to this testbench");
+        }
         agentList.add(agent);
         agents = agentList.toArray(new Agent[0]);
         return agent;

@@ -84,7 +84,7 @@ final class EngineBench {
         this.cfg = cfg;
         this.octets = cfg.octets();
         RdmapEngine.Io io = tb.dut().io;
-        slave = tb.add(Axi4MemorySlave.on(tb, io.axi, memory));
+        slave = Axi4MemorySlave.on(tb, io.axi, memory); // on() adds it
         if (slowMemory) {
             slave.withReadLatency(6).withPacing(Pacer.random(tb.random(), 0.7), Pacer.random(tb.random(), 0.7),
                     Pacer.random(tb.random(), 0.7), Pacer.random(tb.random(), 0.7), Pacer.random(tb.random(), 0.7));
