@@ -15,6 +15,7 @@ import rnic.hw.ddp.MemoryArbiter;
 import rnic.hw.ddp.MemoryPort;
 import rnic.hw.ddp.StagProgram;
 import rnic.hw.ddp.TagRequest;
+import spinal.core.Bits;
 import spinal.core.Bool;
 import spinal.core.UInt;
 import spinal.lib.Flow;
@@ -166,7 +167,6 @@ public final class RdmapEngine extends HwComponent {
 
         Streams.connect(io.recv, control.io.recv);
         Streams.connect(requester.io.outstanding, control.io.outstanding);
-        Streams.connect(responder.io.irdRelease, control.io.irdRelease);
         Streams.connect(control.io.jobs, responder.io.jobs);
         Streams.connect(control.io.terminates, responder.io.terminates);
         Streams.connect(responder.io.atomic, atomic.io.job);
@@ -237,7 +237,37 @@ public final class RdmapEngine extends HwComponent {
                     () -> set(dead.get(qp), True()));
             when(and(io.setup.valid(), eq(su.qp, U(qp, c.qpBits()))), () -> set(dead.get(qp), False()));
         }
-        Streams.connect(builder.io.segment, io.tx);
+        // A segment already built when its QP failed is dropped at the output, decided at its first beat: the
+        // Terminate is the next segment the QP sends, and the last (RFC 5040 §5.4, the golden model's decision 14).
+        Stream<DdpBeat> built = builder.io.segment;
+        int shift = Integer.numberOfTrailingZeros(c.octets());
+        UInt outBeat = regInit("txBeat", uint(16), U(0, 16));
+        Bool dropping = regInit("txDropping", bool(), False());
+        Bool firstBeat = wire("txFirstBeat", eq(outBeat, U(0, 16)));
+        Bool builtTerminate = wire("builtTerminate", eq(range(built.payload().data, 15, 8),
+                B(rnic.wire.RdmapOpcode.TERMINATE.control(), 8)));
+        // Once shown on tx, a beat stays until taken (the stream contract): only a first beat not yet shown is dropped.
+        Bool shown = regInit("txShown", bool(), False());
+        Bool dropThis = wire("txDrop", mux(firstBeat, and(control.io.failed.apply(built.payload().qp),
+                not(builtTerminate), not(shown)), dropping));
+        Bool builtLast = wire("txLastBeat", ge(shl(add(outBeat, U(1, 16)), shift), built.payload().length.resize(
+                16 + shift)));
+        set(io.tx.valid(), and(built.valid(), not(dropThis)));
+        set(io.tx.payload(), built.payload());
+        set(built.ready(), or(io.tx.ready(), dropThis));
+        // A response holds its IRD slot until the first beat of its last segment is shown on tx (an Atomic Response is
+        // one segment): held while it waits in the builder, so a peer exceeding IRD is caught however far ahead the
+        // builder has read, and from that beat on the segment is committed.
+        Bits head = built.payload().data;
+        Bool lastResponse = wire("lastResponseOut", or(and(eq(range(head, 11, 8), B(2, 4)), head.apply(6),
+                head.apply(7)), eq(range(head, 11, 8), B(0xB, 4))));
+        set(control.io.irdRelease.valid(), and(io.tx.valid(), firstBeat, not(shown), lastResponse));
+        set(control.io.irdRelease.payload(), built.payload().qp);
+        set(shown, and(io.tx.valid(), not(io.tx.ready())));
+        when(built.fire(), () -> {
+            set(outBeat, mux(builtLast, U(0, 16), add(outBeat, U(1, 16))));
+            set(dropping, and(dropThis, not(builtLast)));
+        });
         set(builder.io.done.ready(), True());
 
         // ---- memory ----

@@ -25,11 +25,11 @@ import spinal.lib.Stream;
  *
  * <ul>
  * <li><b>Read Request</b> → Read Response segments to the Data Sink STag with the TO advancing, payload fetched from
- * the validated Data Source address, each within the QP's MULPDU; RDMARDSZ = 0 gives one empty L=1 segment. The IRD
- * slot is freed after the last segment ({@code irdRelease}).</li>
+ * the validated Data Source address, each within the QP's MULPDU; RDMARDSZ = 0 gives one empty L=1 segment. (The IRD
+ * slot is freed when the last segment leaves the engine: {@link RdmapEngine}.)</li>
  * <li><b>Atomic Request</b> → the read-modify-write by the atomic engine ({@code atomic} / {@code atomicDone}), then the
  * Atomic Response on queue 3 (MSN counting Atomic Responses from 1) with the Request Identifier and the original
- * value big-endian; the IRD slot is freed with it. Jobs are taken one at a time, so a second Atomic is not processed
+ * value big-endian. Jobs are taken one at a time, so a second Atomic is not processed
  * until the first one's response is generated, and a Read Response after an Atomic waits for it (RFC 7306 §7).</li>
  * <li><b>Store</b> (an Atomic Response this side received) → the engine writes the original value to the requester's
  * local address, then ATOMIC_DONE is reported ({@code events}) and the ORD slot freed ({@code ordRelease}).</li>
@@ -84,7 +84,6 @@ public final class RdmapResponder extends HwComponent {
         public final Stream<AtomicJob> atomic;
         public final Stream<AtomicDone> atomicDone;
         public final Stream<RdmapRxControl.Event> events;
-        public final Stream<UInt> irdRelease;
         public final Stream<UInt> ordRelease;
         public final Stream<RdmapTxRequester.TxSetup> setup;
 
@@ -95,7 +94,6 @@ public final class RdmapResponder extends HwComponent {
             atomic = field("atomic", Streams.masterStream(AtomicJob::new));
             atomicDone = field("atomicDone", Streams.slaveStream(AtomicDone::new));
             events = field("events", Streams.masterStream(() -> new RdmapRxControl.Event(c)));
-            irdRelease = field("irdRelease", Streams.masterStream(() -> uint(c.qpBits())));
             ordRelease = field("ordRelease", Streams.masterStream(() -> uint(c.qpBits())));
             setup = field("setup", Streams.slaveStream(() -> new RdmapTxRequester.TxSetup(c)));
         }
@@ -216,10 +214,6 @@ public final class RdmapResponder extends HwComponent {
         Bool finishesAtomic = wire("finishesAtomic", and(jobSegment, isAtomic));
         // A store finishes when its event and ORD release are taken together.
         Bool storeOut = wire("storeOut", and(storeGo, io.events.ready(), io.ordRelease.ready()));
-        Bool releasesIrd = wire("releasesIrd", or(finishesRead, finishesAtomic));
-        // The IRD release is a pulse the receive side always takes (its ready is constant).
-        set(io.irdRelease.valid(), releasesIrd);
-        set(io.irdRelease.payload(), j.qp);
         set(io.events.valid(), and(storeGo, io.ordRelease.ready()));
         RdmapRxControl.Event ev = io.events.payload();
         set(ev.kind, U(RxEventKind.ATOMIC_DONE.code(), 3));

@@ -613,7 +613,15 @@ public final class RdmapRxControl extends HwComponent {
         checks.add(new Object[] {and(eq(kind, U(IMMEDIATE, 3)), or(not(last), wrongLength)),
                 TerminateCause.IMMEDIATE_DATA_LENGTH});
         checks.add(new Object[] {and(whole, or(not(last), wrongLength)), TerminateCause.UNSPECIFIED_REMOTE_OPERATION});
-        checks.add(new Object[] {and(eq(kind, U(TERMINATE, 3)), not(last)),
+        // A Terminate is exactly the fields its HdrCt announces (the model's Terminate.parse): 4 octets, + 2 and the
+        // Terminated DDP Header (14 or 18 by its own T bit) when D, + the 28-octet RDMA header when R.
+        Bool termD = wire("termD", o.apply(8 * 20 + 6));
+        Bool termR = wire("termR", o.apply(8 * 20 + 5));
+        Bool termCopiedTagged = wire("termCopiedTagged", o.apply(8 * 24 + 7));
+        UInt termExpected = wire("termExpected", add(add(U(Rdmap.TERMINATE_CONTROL_SIZE, 32),
+                mux(termD, mux(termCopiedTagged, U(2 + 14, 32), U(2 + 18, 32)), U(0, 32))),
+                mux(termR, U(Rdmap.READ_REQUEST_HEADER_SIZE, 32), U(0, 32))));
+        checks.add(new Object[] {and(eq(kind, U(TERMINATE, 3)), or(not(last), neq(end, termExpected))),
                 TerminateCause.UNSPECIFIED_REMOTE_OPERATION});
         checks.add(new Object[] {and(eq(kind, U(ATOMIC_REQUEST, 3)), neq(aop, U(0, 4)), neq(aop, U(2, 4))),
                 TerminateCause.ATOMIC_UNSUPPORTED_OPCODE});
