@@ -53,13 +53,19 @@ public final class MemoryArbiter extends HwComponent {
 
         // ---- writes ----
         var aw = io.axi.aw();
-        Bool atomicAw = wire("atomicAw", io.atomic.aw().valid());
+        // A presented address stays until taken (stream contract): the grant is kept while AxVALID waits
+        // for AxREADY (AW and AR alike).
+        Bool awWaiting = regInit("awWaiting", bool(), False());
+        Bool awHeld = regInit("awHeldAtomic", bool(), False());
+        Bool atomicAw = wire("atomicAw", mux(awWaiting, awHeld, io.atomic.aw().valid()));
         Stream<Bool> route = wire("wRoute", Streams.stream(spinal.core.Bool::new));
-        set(aw.valid(), and(or(atomicAw, io.placer.aw().valid()), route.ready()));
+        set(aw.valid(), and(mux(atomicAw, io.atomic.aw().valid(), io.placer.aw().valid()), route.ready()));
         copyBut("id", aw.payload(), mux(atomicAw, io.atomic.aw().payload(), io.placer.aw().payload()));
         set(aw.payload().id(), mux(atomicAw, U(1, idw), U(0, idw)));
-        set(io.atomic.aw().ready(), and(aw.ready(), route.ready()));
+        set(io.atomic.aw().ready(), and(aw.ready(), route.ready(), atomicAw));
         set(io.placer.aw().ready(), and(aw.ready(), route.ready(), not(atomicAw)));
+        set(awWaiting, and(aw.valid(), not(aw.ready())));
+        set(awHeld, atomicAw);
         set(route.valid(), aw.fire());
         set(route.payload(), atomicAw);
         Stream<Bool> wOwner = Streams.fifo(route, W_ROUTE_DEPTH);
@@ -82,11 +88,15 @@ public final class MemoryArbiter extends HwComponent {
 
         // ---- reads ----
         var ar = io.axi.ar();
-        Bool atomicAr = wire("atomicAr", io.atomic.ar().valid());
-        set(ar.valid(), or(atomicAr, io.builder.ar().valid()));
+        Bool arWaiting = regInit("arWaiting", bool(), False());
+        Bool arHeld = regInit("arHeldAtomic", bool(), False());
+        Bool atomicAr = wire("atomicAr", mux(arWaiting, arHeld, io.atomic.ar().valid()));
+        set(ar.valid(), mux(atomicAr, io.atomic.ar().valid(), io.builder.ar().valid()));
+        set(arWaiting, and(ar.valid(), not(ar.ready())));
+        set(arHeld, atomicAr);
         copyBut("id", ar.payload(), mux(atomicAr, io.atomic.ar().payload(), io.builder.ar().payload()));
         set(ar.payload().id(), mux(atomicAr, U(1, idw), U(0, idw)));
-        set(io.atomic.ar().ready(), ar.ready());
+        set(io.atomic.ar().ready(), and(ar.ready(), atomicAr));
         set(io.builder.ar().ready(), and(ar.ready(), not(atomicAr)));
         var r = io.axi.r();
         Bool rAtomic = wire("rAtomic", eq(r.payload().id(), U(1, idw)));

@@ -334,8 +334,18 @@ final class EngineBench {
 
     /** Runs until nothing is left to drive and the engine is quiet for a while. */
     void settle(long maxCycles) {
-        tb.runUntil(() -> !rx.busy() && !requests.busy() && !recv.busy() && !setup.busy() && !program.busy()
-                && !invalidate.busy(), maxCycles, "inputs taken");
+        tb.runUntil(this::inputsIdle, maxCycles, "inputs taken");
+        quiet(maxCycles);
+    }
+
+    /** Whether every input queue has been taken by the engine. */
+    boolean inputsIdle() {
+        return !rx.busy() && !requests.busy() && !recv.busy() && !setup.busy() && !program.busy()
+                && !invalidate.busy();
+    }
+
+    /** Runs until nothing is sent, reported or accessed for 200 cycles (inputs may still wait, e.g. for ORD). */
+    void quiet(long maxCycles) {
         long quietSince = tb.cycle();
         long lastSent = sent.size();
         long lastEvents = events.size();

@@ -48,10 +48,15 @@ class RdmapEngineTest {
         final List<EndpointAction> peerActions = new ArrayList<>();
 
         Pair(EngineBench dut, int qps, int mulpdu) {
+            this(dut, java.util.Collections.nCopies(qps, mulpdu).stream().mapToInt(Integer::intValue).toArray());
+        }
+
+        /** A peer whose QP {@code q} sends segments of at most {@code mulpdu[q]} octets. */
+        Pair(EngineBench dut, int[] mulpdu) {
             this.dut = dut;
             List<RdmapEndpoint.QpConfig> cfgs = new ArrayList<>();
-            for (int q = 0; q < qps; q++) {
-                cfgs.add(new RdmapEndpoint.QpConfig(PEER_PD, 8, 8, mulpdu));
+            for (int m : mulpdu) {
+                cfgs.add(new RdmapEndpoint.QpConfig(PEER_PD, 8, 8, m));
             }
             peer = new RdmapEndpoint(peerMemory, cfgs);
         }
@@ -64,7 +69,7 @@ class RdmapEngineTest {
                 if (dut.tb.cycle() > end) {
                     throw new AssertionError("no quiet after " + maxCycles + " cycles");
                 }
-                dut.settle(maxCycles);
+                dut.quiet(maxCycles);
                 boolean moved = false;
                 for (EngineBench.Segment s = dut.nextSent(); s != null; s = dut.nextSent()) {
                     peerActions.addAll(peer.receive(s.qp(), s.ulpdu()));
@@ -80,6 +85,9 @@ class RdmapEngineTest {
                     }
                 }
                 quietRounds = moved ? 0 : quietRounds + 1;
+            }
+            if (!dut.inputsIdle()) {
+                throw new AssertionError("the engine is quiet but has not taken all its inputs (deadlock)");
             }
         }
 
