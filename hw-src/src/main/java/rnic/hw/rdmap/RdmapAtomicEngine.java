@@ -99,9 +99,9 @@ public final class RdmapAtomicEngine extends HwComponent {
         }
         when(r.fire(), () -> {
             when(neq(r.payload().resp(), B(MemoryPort.RESP_OKAY, 2)), () -> set(error, True()));
-            if (lanes == 1) {
+            if (n == 8) {
                 set(value, laneValues.get(0));
-            } else if (n >= 8) {
+            } else if (n > 8) {
                 set(value, vec(laneValues).apply(lane.resize(laneBits)));
             } else {
                 when(eq(beat, U(0, 1)), () -> set(value, concat(range(value, 63, 32), rdata)))
