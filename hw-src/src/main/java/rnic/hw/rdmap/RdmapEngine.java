@@ -133,7 +133,15 @@ public final class RdmapEngine extends HwComponent {
         // ---- receive ----
         Streams.connect(io.rx, header.io.input);
         Streams.connect(header.io.header, control.io.header);
-        Streams.connect(Streams.fifo(header.io.output, PAYLOAD_DEPTH), placer.io.segment);
+        Stream<DdpBeat> payload = Streams.fifo(header.io.output, PAYLOAD_DEPTH);
+        Streams.connect(payload, placer.io.segment);
+        // Segments the placer has taken whole: what the receive side waits for before a Terminate or a response.
+        int inShift = Integer.numberOfTrailingZeros(c.octets());
+        UInt inBeat = regInit("rxBeat", uint(16), U(0, 16));
+        Bool inLast = wire("rxLastBeat", ge(shl(add(inBeat, U(1, 16)), inShift),
+                payload.payload().length.resize(16 + inShift)));
+        when(payload.fire(), () -> set(inBeat, mux(inLast, U(0, 16), add(inBeat, U(1, 16)))));
+        set(control.io.consumed, and(payload.fire(), inLast));
 
         TagRequest check = wire("check", new TagRequest(c, DdpTagValidator.DEFAULT_TAG_WIDTH));
         RdmapRxControl.TagCheck asked = control.io.check.payload();
@@ -294,12 +302,21 @@ public final class RdmapEngine extends HwComponent {
         set(sentEv.cause, U(0, RdmapRxControl.CAUSE_BITS));
         set(sentEv.opcode, sent.payload().opcode);
         set(sentEv.stag, B(0, 32));
+        // Fixed priority, but a shown event stays until taken (the grant is kept while it waits).
         Stream<RdmapRxControl.Event> out = io.events;
-        set(out.valid(), or(rxEv.valid(), respEv.valid(), sent.valid()));
-        set(out.payload(), mux(rxEv.valid(), rxEv.payload(), mux(respEv.valid(), respEv.payload(), sentEv)));
-        set(rxEv.ready(), out.ready());
-        set(respEv.ready(), and(out.ready(), not(rxEv.valid())));
-        set(sent.ready(), and(out.ready(), not(rxEv.valid()), not(respEv.valid())));
+        UInt evHeld = regInit("eventsHeld", uint(2), U(0, 2));
+        Bool evWaiting = regInit("eventsWaiting", bool(), False());
+        UInt evPick = wire("eventsPick", mux(evWaiting, evHeld, mux(rxEv.valid(), U(0, 2),
+                mux(respEv.valid(), U(1, 2), U(2, 2)))));
+        set(out.valid(), mux(eq(evPick, U(0, 2)), rxEv.valid(), mux(eq(evPick, U(1, 2)), respEv.valid(),
+                sent.valid())));
+        set(out.payload(), mux(eq(evPick, U(0, 2)), rxEv.payload(), mux(eq(evPick, U(1, 2)), respEv.payload(),
+                sentEv)));
+        set(rxEv.ready(), and(out.ready(), eq(evPick, U(0, 2))));
+        set(respEv.ready(), and(out.ready(), eq(evPick, U(1, 2))));
+        set(sent.ready(), and(out.ready(), eq(evPick, U(2, 2))));
+        set(evWaiting, and(out.valid(), not(out.ready())));
+        set(evHeld, evPick);
         Bool frees = wire("freesOrd", and(out.fire(), or(eq(out.payload().kind, U(RxEventKind.READ_DONE.code(), 3)),
                 eq(out.payload().kind, U(RxEventKind.ATOMIC_DONE.code(), 3)))));
         set(requester.io.ordRelease.valid(), frees);

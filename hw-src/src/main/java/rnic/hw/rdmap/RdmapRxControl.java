@@ -409,6 +409,8 @@ public final class RdmapRxControl extends HwComponent {
         public final Stream<PlaceCmd> place;
         /** One pulse per placement command completed (the placer's done, in command order). */
         public final Bool placed;
+        /** One pulse per received segment whose last beat the placer has taken (in segment order). */
+        public final Bool consumed;
         public final Stream<Event> events;
         public final Stream<Job> jobs;
         public final Stream<TerminateJob> terminates;
@@ -426,6 +428,7 @@ public final class RdmapRxControl extends HwComponent {
             checkResult = field("checkResult", Streams.slaveStream(TagResult::new));
             place = field("place", Streams.masterStream(PlaceCmd::new));
             placed = field("placed", in(bool()));
+            consumed = field("consumed", in(bool()));
             events = field("events", Streams.masterStream(() -> new Event(c)));
             jobs = field("jobs", Streams.masterStream(() -> new Job(c)));
             terminates = field("terminates", Streams.masterStream(() -> new TerminateJob(c)));
@@ -757,6 +760,12 @@ public final class RdmapRxControl extends HwComponent {
         UInt doneCount = regInit("doneCount", uint(16), U(0, 16));
         when(fire2, () -> set(seq, add(seq, U(1, 16))));
         when(io.placed, () -> set(doneCount, add(doneCount, U(1, 16))));
+        UInt consumedCount = regInit("consumedCount", uint(16), U(0, 16));
+        when(io.consumed, () -> set(consumedCount, add(consumedCount, U(1, 16))));
+        // A Terminate or a response is acted on once its segment (and every earlier one) has been received whole,
+        // even when its head decided it early: the older of the two counts gates.
+        UInt wholeCount = wire("wholeCount", mux(lt(sub(doneCount, consumedCount), U(1 << 15, 16)), consumedCount,
+                doneCount));
 
         set(placeOut.valid(), fire2);
         set(placeOut.payload().address, mux(or(sk.apply(WRITE), sk.apply(READ_RESPONSE)), r.address, s.address));
@@ -851,8 +860,8 @@ public final class RdmapRxControl extends HwComponent {
 
         // Outputs wait until every placement issued before their segment is done.
         connectGated(Streams.fifo(withSeq("ev", evIn, seq), OUTPUT_DEPTH), doneCount, io.events);
-        connectGated(Streams.fifo(withSeq("job", jobIn, seq), OUTPUT_DEPTH), doneCount, io.jobs);
-        connectGated(Streams.fifo(withSeq("term", termIn, seq), OUTPUT_DEPTH), doneCount, io.terminates);
+        connectGated(Streams.fifo(withSeq("job", jobIn, seq), OUTPUT_DEPTH), wholeCount, io.jobs);
+        connectGated(Streams.fifo(withSeq("term", termIn, seq), OUTPUT_DEPTH), wholeCount, io.terminates);
 
         // ---- host side: QP setup and IRD release ----
         set(io.setup.ready(), True());
