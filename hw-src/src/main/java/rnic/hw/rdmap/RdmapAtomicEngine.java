@@ -79,7 +79,7 @@ public final class RdmapAtomicEngine extends HwComponent {
 
         // The 64-bit lane of the target inside a beat (W ≥ 64), or the beat's half of it (W = 32).
         int lanes = Math.max(1, n / 8);
-        UInt lane = wire("lane", lanes == 1 ? U(0, 1) : range(j.address, log2Up(n) - 1, 3));
+        UInt lane = lanes == 1 ? U(0, 1) : wire("lane", range(j.address, log2Up(n) - 1, 3));
         int laneBits = lanes == 1 ? 1 : log2Up(lanes);
 
         // Read: one burst covering the 8 octets.

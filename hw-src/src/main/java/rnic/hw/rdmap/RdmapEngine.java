@@ -179,7 +179,6 @@ public final class RdmapEngine extends HwComponent {
         Streams.connect(control.io.terminates, responder.io.terminates);
         Streams.connect(responder.io.atomic, atomic.io.job);
         Streams.connect(atomic.io.done, responder.io.atomicDone);
-        set(responder.io.ordRelease.ready(), True()); // ORD slots are freed from the merged events below
 
         // ---- setup, fanned out (every receiver is always ready) ----
         Setup su = io.setup.payload();

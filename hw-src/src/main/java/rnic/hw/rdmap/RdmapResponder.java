@@ -32,7 +32,7 @@ import spinal.lib.Stream;
  * value big-endian. Jobs are taken one at a time, so a second Atomic is not processed
  * until the first one's response is generated, and a Read Response after an Atomic waits for it (RFC 7306 §7).</li>
  * <li><b>Store</b> (an Atomic Response this side received) → the engine writes the original value to the requester's
- * local address, then ATOMIC_DONE is reported ({@code events}) and the ORD slot freed ({@code ordRelease}).</li>
+ * local address, then ATOMIC_DONE is reported ({@code events}).</li>
  * <li><b>Terminate</b>: the Terminate header of the cause (Layer/EType/Error Code, HdrCt M/D/R from
  * {@link TerminateCause}), with the failing segment's length and DDP header (14 or 18 octets by its T flag) when D is
  * set, and its Read Request header when R is set, on queue 2 with MSN 1 and MO 0 (RFC 5040 §4.8, CONFORMANCE §2.7.2).
@@ -84,7 +84,6 @@ public final class RdmapResponder extends HwComponent {
         public final Stream<AtomicJob> atomic;
         public final Stream<AtomicDone> atomicDone;
         public final Stream<RdmapRxControl.Event> events;
-        public final Stream<UInt> ordRelease;
         public final Stream<RdmapTxRequester.TxSetup> setup;
 
         public Io(DdpConfig c) {
@@ -94,7 +93,6 @@ public final class RdmapResponder extends HwComponent {
             atomic = field("atomic", Streams.masterStream(AtomicJob::new));
             atomicDone = field("atomicDone", Streams.slaveStream(AtomicDone::new));
             events = field("events", Streams.masterStream(() -> new RdmapRxControl.Event(c)));
-            ordRelease = field("ordRelease", Streams.masterStream(() -> uint(c.qpBits())));
             setup = field("setup", Streams.slaveStream(() -> new RdmapTxRequester.TxSetup(c)));
         }
     }
@@ -212,9 +210,9 @@ public final class RdmapResponder extends HwComponent {
         Bool jobSegment = wire("jobSegment", and(io.segments.fire(), not(termGo)));
         Bool finishesRead = wire("finishesRead", and(jobSegment, isRead, lastRead));
         Bool finishesAtomic = wire("finishesAtomic", and(jobSegment, isAtomic));
-        // A store finishes when its event and ORD release are taken together.
-        Bool storeOut = wire("storeOut", and(storeGo, io.events.ready(), io.ordRelease.ready()));
-        set(io.events.valid(), and(storeGo, io.ordRelease.ready()));
+        // A store finishes when its event is taken (the ORD slot is freed when the host takes that event).
+        Bool storeOut = wire("storeOut", and(storeGo, io.events.ready()));
+        set(io.events.valid(), storeGo);
         RdmapRxControl.Event ev = io.events.payload();
         set(ev.kind, U(RxEventKind.ATOMIC_DONE.code(), 3));
         set(ev.qp, j.qp);
@@ -224,8 +222,6 @@ public final class RdmapResponder extends HwComponent {
         set(ev.cause, U(0, RdmapRxControl.CAUSE_BITS));
         set(ev.opcode, U(RdmapOpcode.ATOMIC_RESPONSE.code(), 4));
         set(ev.stag, B(0, 32));
-        set(io.ordRelease.valid(), and(storeGo, io.events.ready()));
-        set(io.ordRelease.payload(), j.qp);
 
         Bool jobDone = wire("jobDone", or(finishesRead, finishesAtomic, storeOut));
         set(io.jobs.ready(), jobDone);
