@@ -186,4 +186,52 @@ class RdmapEngineTest {
             });
         }
     }
+
+    /**
+     * A Terminate from the peer (RDMAP-14, RDMAP-15, RDMAP-16): each HdrCt shape — no headers, a tagged and an
+     * untagged Terminated DDP Header, with the Read Request — is delivered as TERMINATE_RECEIVED with its first eight
+     * octets, the QP fails without answering (no Terminate in reply) and drops what follows; another QP works on.
+     */
+    @ParameterizedTest(name = "W={0}")
+    @ValueSource(ints = {64, 512})
+    void terminateFromThePeer(int width) {
+        byte[] tagged = rnic.model.rdmap.TaggedMessage.write(0x0100, 0, new byte[16])
+                .segments(new rnic.model.ddp.DdpSegmenter(), 1500).get(0).encode();
+        byte[] untagged = new rnic.model.ddp.DdpSegment(new rnic.model.ddp.DdpUntaggedHeader(true, 0x43L << 32, 0, 1,
+                0), new byte[8]).encode();
+        rnic.model.rdmap.ReadRequest request = new rnic.model.rdmap.ReadRequest(0x77, 0x10, 16, 0x0B00, 0);
+        byte[] readSegment = request.segments(new rnic.model.ddp.DdpSegmenter(), 1500).get(0).encode();
+        List<rnic.model.rdmap.Terminate> shapes = List.of(
+                rnic.model.rdmap.Terminate.outbound(rnic.wire.TerminateCause.RDMAP_LOCAL_CATASTROPHIC),
+                rnic.model.rdmap.Terminate.inbound(rnic.wire.TerminateCause.DDP_INVALID_STAG, tagged),
+                rnic.model.rdmap.Terminate.inbound(rnic.wire.TerminateCause.DDP_NO_BUFFER, untagged),
+                rnic.model.rdmap.Terminate.inbound(rnic.wire.TerminateCause.READ_INVALID_STAG, readSegment, request));
+        for (int i = 0; i < shapes.size(); i++) {
+            rnic.model.rdmap.Terminate t = shapes.get(i);
+            model(width).run("peerTerminate-" + i, 50 + i, tb -> {
+                EngineBench b = new EngineBench(tb, tb.dut().config, Pacer.always(), Pacer.always(), false);
+                for (int q = 0; q < 2; q++) {
+                    b.openQp(q, DUT_PD, 8, 8, 1500);
+                }
+                b.register(new StagTable.Region(0x0100, DUT_PD, OptionalInt.empty(), EnumSet.of(Access.REMOTE_WRITE),
+                        0x10_0000L, 0x1000, true));
+                b.start();
+                byte[] segment = t.segments(new rnic.model.ddp.DdpSegmenter(), 1500).get(0).encode();
+                b.receive(1, segment);
+                b.settle(10_000);
+                b.receive(1, tagged); // dropped
+                b.receive(0, tagged); // placed
+                b.settle(10_000);
+                List<EngineBench.Event> got = b.events.stream()
+                        .filter(e -> e.kind() == RxEventKind.TERMINATE_RECEIVED).toList();
+                assertEquals(1, got.size(), () -> "one TERMINATE_RECEIVED: " + b.events);
+                byte[] first8 = java.util.Arrays.copyOfRange(segment, 18, 26); // zero past a 4-octet Terminate
+                assertEquals(java.nio.ByteBuffer.wrap(first8).getLong(), got.get(0).info(),
+                        "the Terminate's first eight octets");
+                assertTrue(b.sent.isEmpty(), () -> "nothing sent in reply: " + b.sent.size());
+                b.checkEvents();
+                b.checkMemory();
+            });
+        }
+    }
 }
