@@ -28,8 +28,9 @@ import spinal.lib.master$;
  * of exactly 2^64 wraps); TO + access length does not pass firstTo + region length; for an ATOMIC (access length 8)
  * the host address is a multiple of 8. A PLACE or READ of length 0 is
  * not checked at all and passes (DDP-19, RDMAP-09). The host address is {@code va + to} zero-based, {@code to}
- * VA-based. An INVALIDATE fails INVALID when the STag is not valid (Terminate 0/2/09) and NOT_ASSOCIATED for another
- * PD or QP (0/1/09), and otherwise clears the entry. {@link TagFault#cause} maps (op, fault) to the Terminate.
+ * VA-based. An INVALIDATE fails INVALID when the STag is not valid (Terminate 0/2/09) and NOT_ASSOCIATED (0/1/09) for
+ * an STag of another PD or QP or one not bound to a QP at all (shared by the PD's streams, which a remote peer must not
+ * invalidate: RFC 5040 §8.1.1 item 7), and otherwise clears the entry. {@link TagFault#cause} maps (op, fault) to the Terminate.
  *
  * <p><b>Host ports.</b> {@code program} writes one entry (registration, or deregistration with {@code valid} clear);
  * {@code invalidate} takes an STag and clears its entry when the index and key match and it is valid, reporting
@@ -284,7 +285,10 @@ public final class DdpTagValidator extends HwComponent {
         Bool zeroLength = wire("zeroLength", and(or(opPlace, opRead), eq(s1.length, U(0, 32))));
 
         // The table write: a program, a local invalidate of a valid STag, an accepted remote INVALIDATE.
-        Bool clears = wire("clears", and(found, or(s1.invalidate, and(s1Check, opInvalidate, associated))));
+        // A remote peer may invalidate only an STag bound to its own stream: one shared by the streams of a PD is
+        // not invalidatable (RFC 5040 §8.1.1 item 7, RDMAP-26, E-R6).
+        Bool invalidatable = wire("invalidatable", and(associated, entry.qpBound));
+        Bool clears = wire("clears", and(found, or(s1.invalidate, and(s1Check, opInvalidate, invalidatable))));
         set(commit, and(s1Valid, s1Free, or(s1.program, clears)));
         StagEntry writeData = wire("writeData", new StagEntry(cfg));
         when(s1.program, () -> set(writeData, s1.entry)).otherwise(() -> set(writeData, entry));
@@ -307,7 +311,7 @@ public final class DdpTagValidator extends HwComponent {
             set(s2.atomicOp, opAtomic);
             set(s2.zeroLength, zeroLength);
             set(s2.invalid, not(found));
-            set(s2.notAssociated, not(associated));
+            set(s2.notAssociated, not(mux(opInvalidate, invalidatable, associated)));
             set(s2.noRight, not(granted));
             set(s2.to, s1.to);
             set(s2.sum, sum);

@@ -191,11 +191,14 @@ class StagTableTest {
         assertFails("0/2/09 110", TerminateCause.INVALIDATE_OPERATION, t.invalidateRemote(QP7, 0x999));
         assertFails("0/1/09 110", TerminateCause.INVALIDATE_PROTECTION, t.invalidateRemote(OTHER_PD, VA_BASED));
         assertFails("0/1/09 110", TerminateCause.INVALIDATE_PROTECTION, t.invalidateRemote(QP8, BOUND_TO_QP7));
+        // Shared by every stream of the PD: not invalidatable by a remote peer (RFC 5040 §8.1.1 item 7, RDMAP-26).
+        assertFails("0/1/09 110", TerminateCause.INVALIDATE_PROTECTION, t.invalidateRemote(QP7, VA_BASED));
         assertTrue(t.isValid(VA_BASED), "a refused invalidation leaves the STag valid");
-        assertEquals(Optional.empty(), t.invalidateRemote(QP7, VA_BASED));
-        assertFalse(t.isValid(VA_BASED));
-        assertFails("1/1/00 110", TerminateCause.DDP_INVALID_STAG, t.checkPlacement(QP7, VA_BASED, 0x10000, 4));
-        assertFails("0/2/09 110", TerminateCause.INVALIDATE_OPERATION, t.invalidateRemote(QP7, VA_BASED));
+        assertTrue(t.isValid(BOUND_TO_QP7), "a refused invalidation leaves the STag valid");
+        assertEquals(Optional.empty(), t.invalidateRemote(QP7, BOUND_TO_QP7));
+        assertFalse(t.isValid(BOUND_TO_QP7));
+        assertFails("1/1/00 110", TerminateCause.DDP_INVALID_STAG, t.checkPlacement(QP7, BOUND_TO_QP7, 0x30000, 4));
+        assertFails("0/2/09 110", TerminateCause.INVALIDATE_OPERATION, t.invalidateRemote(QP7, BOUND_TO_QP7));
     }
 
     /** A region must lie inside the 64-bit address space, and an STag is registered once until invalidated. */

@@ -181,7 +181,7 @@ class RdmapEndpointTest {
         Random rng = new Random(3);
         EndpointLink l = new EndpointLink(List.of(qp(1, 2, 2, 128)), List.of(qp(1, 2, 2, 1500)));
         l.b.register(region(0x501, 1, OptionalInt.of(0), 0x70000, 256, true, REMOTE_WRITE));
-        l.b.register(region(0x502, 1, OptionalInt.empty(), 0x71000, 256, true, REMOTE_WRITE));
+        l.b.register(region(0x502, 1, OptionalInt.of(0), 0x71000, 256, true, REMOTE_WRITE));
         byte[] p1 = random(rng, 1000);
         byte[] p3 = random(rng, 200);
         byte[] p4 = random(rng, 10);

@@ -100,6 +100,11 @@ class DdpTagValidatorTest {
         }
 
         /** A copy at another index with another key. */
+        /** The same region bound to QP {@code q} (a remote peer may invalidate only such an STag). */
+        Program boundTo(int q) {
+            return new Program(index, valid, key, pd, true, q, write, read, atomic, zeroBased, va, length);
+        }
+
         Program at(int newIndex, int newKey) {
             return new Program(newIndex, valid, newKey, pd, qpBound, qp, write, read, atomic, zeroBased, va, length);
         }
@@ -380,7 +385,8 @@ class DdpTagValidatorTest {
             }
             if (c.op == TagOp.INVALIDATE) {
                 Own own = ownOf(c.stag);
-                boolean ownClears = own != null && own.usableBy(c.pd, c.qp);
+                // Only an STag bound to the stream's own QP may be invalidated remotely (RFC 5040 §8.1.1 item 7).
+                boolean ownClears = own != null && own.usableBy(c.pd, c.qp) && own.qp >= 0;
                 assertEquals(ownClears, cause.isEmpty(), "the model and the own list disagree on " + c);
                 if (ownClears) {
                     modelAt[own.index] = null;
@@ -618,7 +624,8 @@ class DdpTagValidatorTest {
 
     /**
      * E-R6 and RDMAP-13: a remote invalidate of an unknown or already invalid STag fails with the operation cause
-     * (0/2/09), of another PD's or QP's STag with the protection cause (0/1/09) and leaves it valid; one that
+     * (0/2/09), of another PD's or QP's STag, or of one shared by the PD's streams (RDMAP-26, RFC 5040 §8.1.1 item
+     * 7), with the protection cause (0/1/09) and leaves it valid; one that
      * succeeds takes effect for the very next check. Rights and bounds do not matter; TO and length are ignored.
      */
     @Test
@@ -634,12 +641,13 @@ class DdpTagValidatorTest {
             b.check(TagOp.PLACE, BOUND_TO_QP2.stag(), 0x30000, 4, PD, 2, TagFault.NONE);
             b.check(inv, BOUND_TO_QP2.stag(), 0, 0, PD, 2, TagFault.NONE);
             b.check(TagOp.PLACE, BOUND_TO_QP2.stag(), 0x30000, 4, PD, 2, TagFault.INVALID);
-            row(b, inv, READ_ONLY.stag(), 0x1234, 77, TagFault.NONE);               // no right needed
-            row(b, TagOp.READ, READ_ONLY.stag(), 0x40000, 4, TagFault.INVALID);
-            row(b, inv, READ_ONLY.stag(), 0, 0, TagFault.INVALID);                   // already invalid
-            row(b, inv, VA_BASED.stag(), 0, 0, TagFault.NONE);
-            row(b, TagOp.ATOMIC, VA_BASED.stag(), 0x10000, 0, TagFault.INVALID);
-            row(b, TagOp.PLACE, VA_BASED.stag(), 0x10000, 0, TagFault.NONE);         // DDP-19 still
+            // Shared by every stream of the PD (bound to no QP): never invalidatable by a remote peer.
+            row(b, inv, READ_ONLY.stag(), 0x1234, 77, TagFault.NOT_ASSOCIATED);
+            row(b, TagOp.READ, READ_ONLY.stag(), 0x40000, 4, TagFault.NONE);          // still valid
+            row(b, inv, VA_BASED.stag(), 0, 0, TagFault.NOT_ASSOCIATED);
+            row(b, TagOp.ATOMIC, VA_BASED.stag(), 0x10000, 0, TagFault.NONE);
+            b.check(inv, BOUND_TO_QP2.stag(), 0, 0, PD, 2, TagFault.INVALID);         // already invalid
+            b.check(TagOp.PLACE, BOUND_TO_QP2.stag(), 0x30000, 0, PD, 2, TagFault.NONE); // DDP-19 still
         });
     }
 
@@ -687,6 +695,7 @@ class DdpTagValidatorTest {
             b.invalidate(a.stag());
             // 5. remote invalidate, check right behind it in the same port; a refused one leaves the entry valid.
             tb.runUntilIdle(100);
+            c = c.boundTo(QP);
             b.program(c);
             b.check(TagOp.INVALIDATE, c.stag(), 0, 0, 2, QP, TagFault.NOT_ASSOCIATED);
             b.check(TagOp.READ, c.stag(), 0, 8, PD, QP, TagFault.NONE);

@@ -142,7 +142,7 @@ class RdmapEngineTest {
                 p.peer.register(peerAll);
                 p.peer.register(peerSink);
                 p.peer.register(peerDoomed);
-                p.peer.register(new StagTable.Region(0x0803, PEER_PD, OptionalInt.empty(),
+                p.peer.register(new StagTable.Region(0x0803, PEER_PD, OptionalInt.of(0),
                         EnumSet.of(Access.REMOTE_READ), 0xA1_0000L, 0x100, false));
                 p.peerMemory.write(0x80_0000L, pattern(rng, 0x4000));
                 p.peerMemory.write(0xB0_0000L, pattern(rng, 0x4000));
