@@ -42,8 +42,8 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * ended. Segments to send come from the responder (Read Responses, Atomic Responses, Terminates — first) and the
  * requester (work requests), built with their payload by {@link DdpSegmentBuilder}. After this side has sent a
  * Terminate on a QP nothing more is sent on it (RFC 5040 §5.4: the stream is dead). Events of the receive side, the
- * responder (ATOMIC_DONE) and the requester (SEND_DONE) are merged onto {@code events}; a READ_DONE or ATOMIC_DONE
- * taken there frees an ORD slot.
+ * responder (ATOMIC_DONE) and the requester (SEND_DONE) are merged onto {@code events}, the requester's completions
+ * of each QP in submission order ({@link RdmapCompletionOrder}, RDMAP-23), which also frees ORD slots.
  */
 public final class RdmapEngine extends HwComponent {
     /** Beats of received payload buffered while the segment's head is decided. */
@@ -115,6 +115,7 @@ public final class RdmapEngine extends HwComponent {
     public final RdmapAtomicEngine atomic;
     public final DdpSegmentBuilder builder;
     public final MemoryArbiter memory;
+    public final RdmapCompletionOrder order;
 
     public RdmapEngine(DdpConfig c) {
         this.config = c;
@@ -288,37 +289,46 @@ public final class RdmapEngine extends HwComponent {
                 and(atomic.io.done.fire(), atomic.io.done.payload().error)), () -> set(memoryError, True()));
         set(io.memoryError, memoryError);
 
-        // ---- events: receive side, then responder, then requester completions ----
-        Stream<RdmapRxControl.Event> rxEv = control.io.events;
-        Stream<RdmapRxControl.Event> respEv = responder.io.events;
+        // ---- events: the receive side's own, and the requester's completions in submission order per QP ----
+        order = child("order", () -> new RdmapCompletionOrder(c));
+        Stream<RdmapRxControl.Event> rxAll = control.io.events;
+        Bool isReadDone = wire("isReadDone", eq(rxAll.payload().kind, U(RxEventKind.READ_DONE.code(), 3)));
+        Stream<RdmapRxControl.Event> rxEv = wire("rxEvents", Streams.stream(() -> new RdmapRxControl.Event(c)));
+        set(rxEv.valid(), and(rxAll.valid(), not(isReadDone)));
+        set(rxEv.payload(), rxAll.payload());
+        set(order.io.readDone.valid(), and(rxAll.valid(), isReadDone));
+        set(order.io.readDone.payload(), rxAll.payload());
+        set(rxAll.ready(), mux(isReadDone, order.io.readDone.ready(), rxEv.ready()));
+        Streams.connect(responder.io.events, order.io.atomicDone);
         Stream<RdmapTxRequester.Completion> sent = requester.io.completions;
-        RdmapRxControl.Event sentEv = wire("sentEvent", new RdmapRxControl.Event(c));
-        set(sentEv.kind, U(RxEventKind.SEND_DONE.code(), 3));
-        set(sentEv.qp, sent.payload().qp);
-        set(sentEv.wrId, sent.payload().wrId);
-        set(sentEv.length, sent.payload().length);
-        set(sentEv.info, B(0, 64));
-        set(sentEv.cause, U(0, RdmapRxControl.CAUSE_BITS));
-        set(sentEv.opcode, sent.payload().opcode);
-        set(sentEv.stag, B(0, 32));
+        RdmapCompletionOrder.Submitted sub = wire("submitted", new RdmapCompletionOrder.Submitted(c));
+        RdmapTxRequester.Completion done = sent.payload();
+        set(sub.qp, done.qp);
+        set(sub.kind, done.kind);
+        set(sub.event.kind, mux(eq(done.kind, U(RdmapCompletionOrder.READ, 2)), U(RxEventKind.READ_DONE.code(), 3),
+                mux(eq(done.kind, U(RdmapCompletionOrder.ATOMIC, 2)), U(RxEventKind.ATOMIC_DONE.code(), 3),
+                        U(RxEventKind.SEND_DONE.code(), 3))));
+        set(sub.event.qp, done.qp);
+        set(sub.event.wrId, done.wrId);
+        set(sub.event.length, done.length);
+        set(sub.event.info, B(0, 64));
+        set(sub.event.cause, U(0, RdmapRxControl.CAUSE_BITS));
+        set(sub.event.opcode, done.opcode);
+        set(sub.event.stag, B(0, 32));
+        Streams.connect(Streams.translateWith(sent, sub), order.io.submitted);
+        Streams.connect(order.io.ordRelease, requester.io.ordRelease);
+
         // Fixed priority, but a shown event stays until taken (the grant is kept while it waits).
+        Stream<RdmapRxControl.Event> ordered = order.io.completions;
         Stream<RdmapRxControl.Event> out = io.events;
-        UInt evHeld = regInit("eventsHeld", uint(2), U(0, 2));
+        Bool evHeld = regInit("eventsHeldOrdered", bool(), False());
         Bool evWaiting = regInit("eventsWaiting", bool(), False());
-        UInt evPick = wire("eventsPick", mux(evWaiting, evHeld, mux(rxEv.valid(), U(0, 2),
-                mux(respEv.valid(), U(1, 2), U(2, 2)))));
-        set(out.valid(), mux(eq(evPick, U(0, 2)), rxEv.valid(), mux(eq(evPick, U(1, 2)), respEv.valid(),
-                sent.valid())));
-        set(out.payload(), mux(eq(evPick, U(0, 2)), rxEv.payload(), mux(eq(evPick, U(1, 2)), respEv.payload(),
-                sentEv)));
-        set(rxEv.ready(), and(out.ready(), eq(evPick, U(0, 2))));
-        set(respEv.ready(), and(out.ready(), eq(evPick, U(1, 2))));
-        set(sent.ready(), and(out.ready(), eq(evPick, U(2, 2))));
+        Bool pickOrdered = wire("eventsPickOrdered", mux(evWaiting, evHeld, not(rxEv.valid())));
+        set(out.valid(), mux(pickOrdered, ordered.valid(), rxEv.valid()));
+        set(out.payload(), mux(pickOrdered, ordered.payload(), rxEv.payload()));
+        set(rxEv.ready(), and(out.ready(), not(pickOrdered)));
+        set(ordered.ready(), and(out.ready(), pickOrdered));
         set(evWaiting, and(out.valid(), not(out.ready())));
-        set(evHeld, evPick);
-        Bool frees = wire("freesOrd", and(out.fire(), or(eq(out.payload().kind, U(RxEventKind.READ_DONE.code(), 3)),
-                eq(out.payload().kind, U(RxEventKind.ATOMIC_DONE.code(), 3)))));
-        set(requester.io.ordRelease.valid(), frees);
-        set(requester.io.ordRelease.payload(), out.payload().qp);
+        set(evHeld, pickOrdered);
     }
 }

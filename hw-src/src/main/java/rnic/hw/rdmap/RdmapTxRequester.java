@@ -29,8 +29,8 @@ import spinal.lib.Stream;
  * segment each. MSNs count per QP and queue from 1 (queue 0: Sends and Immediate Data; queue 1: Read and Atomic
  * Requests). Read and Atomic Requests wait while the QP has ORD of them outstanding (RDMAP: ORD is never exceeded)
  * and are then announced to the receive side ({@code outstanding}), which matches their responses. An Atomic
- * Request's Request Identifier is its own queue-1 MSN: unique among the outstanding requests, and what the model uses. Writes, Sends and Immediate Data complete ({@code completions}) when
- * their last segment has been handed on.
+ * Request's Request Identifier is its own queue-1 MSN: unique among the outstanding requests, and what the model uses. Every request is announced on {@code completions} when its last segment
+ * has been handed on ({@link RdmapCompletionOrder} reports it in submission order).
  *
  * <p>A request waiting for ORD holds the requests behind it, of every QP (one queue in order; a per-QP send queue
  * is the driver's ring, not this block's).
@@ -96,14 +96,16 @@ public final class RdmapTxRequester extends HwComponent {
         }
     }
 
-    /** A request completed by sending it (Write, Send family, Immediate Data). */
+    /** A request whose last segment was handed on (complete then, or when its response arrives). */
     public static final class Completion extends HwBundle {
         public final DdpConfig config;
         public final UInt qp;
         public final Bits wrId;
         public final UInt opcode;
-        /** The length the completion reports: payload octets, 8 for Immediate Data. */
+        /** The length the completion reports: payload octets, RDMARDSZ for a Read, 8 for Immediate Data and Atomics. */
         public final UInt length;
+        /** {@link RdmapCompletionOrder#SENT}, {@code READ} or {@code ATOMIC}: when the request is complete. */
+        public final UInt kind;
 
         public Completion(DdpConfig config) {
             this.config = config;
@@ -111,6 +113,7 @@ public final class RdmapTxRequester extends HwComponent {
             wrId = field("wrId", bits(32));
             opcode = field("opcode", uint(4));
             length = field("length", uint(32));
+            kind = field("kind", uint(2));
         }
     }
 
@@ -204,8 +207,11 @@ public final class RdmapTxRequester extends HwComponent {
                 mux(atomic, atomicReq.bits(), mux(immediate, imm.bits(), untagged.bits())))));
 
         TxSegment seg = io.segments.payload();
+        // A request starts only when its completion will have room (nothing else fills that QP's queue meanwhile):
+        // a request stalled after its first segment would hold the transmit side mid-message, and the responses
+        // the completion queue waits for could then never be sent.
         Bool blocked = wire("blocked", or(ordFull, and(lastSeg, needsOrd, not(io.outstanding.ready())),
-                and(lastSeg, not(needsOrd), not(io.completions.ready()))));
+                and(eq(offset, U(0, 32)), not(io.completions.ready()))));
         set(io.segments.valid(), and(io.requests.valid(), not(blocked)));
         set(seg.qp, q);
         set(seg.header, header);
@@ -224,11 +230,13 @@ public final class RdmapTxRequester extends HwComponent {
         // A Read's entry carries its RDMARDSZ where an Atomic's carries its local address: READ_DONE reports it.
         set(out.localAddress, mux(atomic, wr.localAddress, wr.length.resize(64)));
         Completion done = io.completions.payload();
-        set(io.completions.valid(), and(fire, lastSeg, not(needsOrd)));
+        set(io.completions.valid(), and(fire, lastSeg));
+        set(done.kind, mux(read, U(RdmapCompletionOrder.READ, 2), mux(atomic, U(RdmapCompletionOrder.ATOMIC, 2),
+                U(RdmapCompletionOrder.SENT, 2))));
         set(done.qp, q);
         set(done.wrId, wr.wrId);
         set(done.opcode, wr.opcode);
-        set(done.length, mux(immediate, U(Rdmap.IMMEDIATE_DATA_SIZE, 32), wr.length));
+        set(done.length, mux(or(immediate, atomic), U(Rdmap.IMMEDIATE_DATA_SIZE, 32), wr.length));
 
         when(fire, () -> set(offset, mux(lastSeg, U(0, 32), add(offset, segPayload))));
         set(io.setup.ready(), True());

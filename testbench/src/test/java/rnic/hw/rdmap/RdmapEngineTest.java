@@ -87,7 +87,8 @@ class RdmapEngineTest {
                 quietRounds = moved ? 0 : quietRounds + 1;
             }
             if (!dut.inputsIdle()) {
-                throw new AssertionError("the engine is quiet but has not taken all its inputs (deadlock)");
+                throw new AssertionError("the engine is quiet but has not taken all its inputs (deadlock): "
+                        + dut.pendingInputs());
             }
         }
 

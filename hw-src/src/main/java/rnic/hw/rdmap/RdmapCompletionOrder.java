@@ -1,0 +1,153 @@
+package rnic.hw.rdmap;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import rnic.hw.ddp.DdpConfig;
+import spinal.core.Bool;
+import spinal.core.UInt;
+import spinal.lib.Stream;
+
+/**
+ * Reports the requester's completions of each QP in the order its work requests were submitted (RFC 5040 §5.5 rules
+ * 13–15, RFC 7306 §5.4 item 7; RDMAP-23, RDMAP-38): a Write, Send or Immediate Data is complete when sent, a Read when
+ * its last Read Response is placed, an Atomic when its response is matched and the original value stored — but a
+ * completion is reported only after every earlier request of the same QP. No order between QPs.
+ *
+ * <p>Per QP: the submitted requests in order ({@code submitted}, from the requester when a request's last segment is
+ * handed on, with its event filled in), and the Read and Atomic completions that have happened ({@code readDone},
+ * {@code atomicDone}; each in its own order, RFC 7306 §7 gives none between the two). The head request is reported when it is a Write/Send/Imm,
+ * or when a completion of its kind is waiting. A Read or Atomic completion frees its ORD slot as it is taken here
+ * ({@code ordRelease}), not when the host reads the event: the peer's response has arrived.
+ */
+public final class RdmapCompletionOrder extends HwComponent {
+    /** Requests of a QP that may wait here for an earlier Read or Atomic. */
+    public static final int DEPTH = 16;
+    /** Kinds of a submitted request. */
+    public static final int SENT = 0;
+    public static final int READ = 1;
+    public static final int ATOMIC = 2;
+
+    /** A request whose last segment was handed on. */
+    public static final class Submitted extends HwBundle {
+        public final DdpConfig config;
+        public final UInt qp;
+        public final UInt kind;
+        public final RdmapRxControl.Event event;
+
+        public Submitted(DdpConfig config) {
+            this.config = config;
+            qp = field("qp", uint(config.qpBits()));
+            kind = field("kind", uint(2));
+            event = field("event", new RdmapRxControl.Event(config));
+        }
+    }
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final Stream<Submitted> submitted;
+        public final Stream<RdmapRxControl.Event> readDone;
+        public final Stream<RdmapRxControl.Event> atomicDone;
+        public final Stream<RdmapRxControl.Event> completions;
+        public final Stream<UInt> ordRelease;
+
+        public Io(DdpConfig c) {
+            submitted = field("submitted", Streams.slaveStream(() -> new Submitted(c)));
+            readDone = field("readDone", Streams.slaveStream(() -> new RdmapRxControl.Event(c)));
+            atomicDone = field("atomicDone", Streams.slaveStream(() -> new RdmapRxControl.Event(c)));
+            completions = field("completions", Streams.masterStream(() -> new RdmapRxControl.Event(c)));
+            ordRelease = field("ordRelease", Streams.masterStream(() -> uint(c.qpBits())));
+        }
+    }
+
+    public final DdpConfig config;
+    public final Io io;
+
+    public RdmapCompletionOrder(DdpConfig c) {
+        this.config = c;
+        noIoPrefix();
+        io = io(new Io(c));
+        int qps = c.qpCount();
+        int qb = c.qpBits();
+
+        List<Stream<Submitted>> subs = split("sub", io.submitted, io.submitted.payload().qp, () -> new Submitted(c),
+                DEPTH, True());
+        List<Stream<RdmapRxControl.Event>> reads = split("read", io.readDone, io.readDone.payload().qp,
+                () -> new RdmapRxControl.Event(c), c.maxOrd(), True());
+        List<Stream<RdmapRxControl.Event>> atomics = split("atomic", io.atomicDone, io.atomicDone.payload().qp,
+                () -> new RdmapRxControl.Event(c), c.maxOrd(), not(io.readDone.fire()));
+
+        // ORD slots: one release per Read or Atomic completion taken in; an Atomic completion waits a cycle when a
+        // Read completion comes in the same one (the release is a pulse the requester always takes).
+        set(io.ordRelease.valid(), or(io.readDone.fire(), io.atomicDone.fire()));
+        set(io.ordRelease.payload(), mux(io.readDone.fire(), io.readDone.payload().qp, io.atomicDone.payload().qp));
+
+        // Each QP's head, when it may be reported; the lowest ready QP goes (one completion per cycle).
+        List<Bool> ready = new ArrayList<>();
+        List<RdmapRxControl.Event> events = new ArrayList<>();
+        for (int q = 0; q < qps; q++) {
+            Stream<Submitted> s = subs.get(q);
+            Submitted h = s.payload();
+            Bool isRead = eq(h.kind, U(READ, 2));
+            Bool isAtomic = eq(h.kind, U(ATOMIC, 2));
+            Bool can = wire("ready_" + q, and(s.valid(), or(eq(h.kind, U(SENT, 2)), and(isRead,
+                    reads.get(q).valid()), and(isAtomic, atomics.get(q).valid()))));
+            ready.add(can);
+            // The requester filled in the event; an Atomic's original value comes with its completion.
+            RdmapRxControl.Event e = wire("head_" + q, new RdmapRxControl.Event(c));
+            set(e, h.event);
+            e.info.allowOverride();
+            set(e.info, mux(isAtomic, atomics.get(q).payload().info, h.event.info));
+            events.add(e);
+        }
+        // The lowest ready QP, kept while its completion waits to be taken (a shown beat stays).
+        UInt lowest = wire("lowest", U(0, qb));
+        for (int q = qps - 1; q >= 0; q--) {
+            final int qp = q;
+            when(ready.get(q), () -> set(lowest, U(qp, qb)));
+        }
+        Bool waiting = regInit("waiting", bool(), False());
+        UInt held = regInit("held", uint(qb), U(0, qb));
+        UInt pick = wire("pick", mux(waiting, held, lowest));
+        set(waiting, and(io.completions.valid(), not(io.completions.ready())));
+        set(held, pick);
+        Bool any = wire("any", or(ready.get(0), ready.size() > 1 ? orAll(ready.subList(1, ready.size())) : False()));
+        set(io.completions.valid(), any);
+        set(io.completions.payload(), vec(events).apply(pick.resize(Math.max(1, log2Up(qps)))));
+        for (int q = 0; q < qps; q++) {
+            Bool take = and(io.completions.fire(), eq(pick, U(q, qb)));
+            Submitted h = subs.get(q).payload();
+            set(subs.get(q).ready(), take);
+            set(reads.get(q).ready(), and(take, eq(h.kind, U(READ, 2))));
+            set(atomics.get(q).ready(), and(take, eq(h.kind, U(ATOMIC, 2))));
+        }
+    }
+
+    private static Bool orAll(List<Bool> bits) {
+        Bool r = bits.get(0);
+        for (int i = 1; i < bits.size(); i++) {
+            r = or(r, bits.get(i));
+        }
+        return r;
+    }
+
+    /** One FIFO per QP behind {@code in}, pushed by {@code qp}. */
+    private <T extends spinal.core.Data> List<Stream<T>> split(String name, Stream<T> in, UInt qp,
+            java.util.function.Supplier<T> type, int depth, Bool allow) {
+        List<Stream<T>> outs = new ArrayList<>();
+        List<Bool> readies = new ArrayList<>();
+        for (int q = 0; q < config.qpCount(); q++) {
+            Stream<T> push = wire(name + "Push_" + q, Streams.stream(type));
+            set(push.valid(), and(in.valid(), allow, eq(qp, U(q, config.qpBits()))));
+            set(push.payload(), in.payload());
+            readies.add(push.ready());
+            outs.add(Streams.fifo(push, depth));
+        }
+        set(in.ready(), and(allow, config.qpCount() == 1 ? readies.get(0) : vec(readies).apply(qp)));
+        return outs;
+    }
+}
