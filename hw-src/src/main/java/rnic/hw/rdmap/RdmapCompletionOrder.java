@@ -75,14 +75,23 @@ public final class RdmapCompletionOrder extends HwComponent {
         int qb = c.qpBits();
 
         List<Stream<Submitted>> subs = split("sub", io.submitted, io.submitted.payload().qp, () -> new Submitted(c),
-                DEPTH, True());
-        List<Stream<RdmapRxControl.Event>> reads = split("read", io.readDone, io.readDone.payload().qp,
-                () -> new RdmapRxControl.Event(c), c.maxOrd(), True());
-        List<Stream<RdmapRxControl.Event>> atomics = split("atomic", io.atomicDone, io.atomicDone.payload().qp,
-                () -> new RdmapRxControl.Event(c), c.maxOrd(), not(io.readDone.fire()));
+                DEPTH);
+        // Read completions carry nothing the report needs (the request has its wrId and length): a count per QP.
+        // Atomic completions carry the original value: a queue of values per QP.
+        List<UInt> readsDone = new ArrayList<>();
+        for (int q = 0; q < qps; q++) {
+            readsDone.add(regInit("readsDone_" + q, uint(8), U(0, 8)));
+        }
+        set(io.readDone.ready(), True());
+        Stream<spinal.core.Bits> originals = wire("originals", Streams.stream(() -> bits(64)));
+        set(originals.valid(), and(io.atomicDone.valid(), not(io.readDone.valid())));
+        set(originals.payload(), io.atomicDone.payload().info);
+        List<Stream<spinal.core.Bits>> atomics = split("atomic", originals, io.atomicDone.payload().qp,
+                () -> bits(64), c.maxOrd());
+        set(io.atomicDone.ready(), and(originals.ready(), not(io.readDone.valid())));
 
-        // ORD slots: one release per Read or Atomic completion taken in; an Atomic completion waits a cycle when a
-        // Read completion comes in the same one (the release is a pulse the requester always takes).
+        // ORD slots: one release per Read or Atomic completion taken in (never both in one cycle: a Read's goes
+        // first); the release is a pulse the requester always takes.
         set(io.ordRelease.valid(), or(io.readDone.fire(), io.atomicDone.fire()));
         set(io.ordRelease.payload(), mux(io.readDone.fire(), io.readDone.payload().qp, io.atomicDone.payload().qp));
 
@@ -95,13 +104,13 @@ public final class RdmapCompletionOrder extends HwComponent {
             Bool isRead = eq(h.kind, U(READ, 2));
             Bool isAtomic = eq(h.kind, U(ATOMIC, 2));
             Bool can = wire("ready_" + q, and(s.valid(), or(eq(h.kind, U(SENT, 2)), and(isRead,
-                    reads.get(q).valid()), and(isAtomic, atomics.get(q).valid()))));
+                    neq(readsDone.get(q), U(0, 8))), and(isAtomic, atomics.get(q).valid()))));
             ready.add(can);
             // The requester filled in the event; an Atomic's original value comes with its completion.
             RdmapRxControl.Event e = wire("head_" + q, new RdmapRxControl.Event(c));
             set(e, h.event);
             e.info.allowOverride();
-            set(e.info, mux(isAtomic, atomics.get(q).payload().info, h.event.info));
+            set(e.info, mux(isAtomic, atomics.get(q).payload(), h.event.info));
             events.add(e);
         }
         // The lowest ready QP, kept while its completion waits to be taken (a shown beat stays).
@@ -122,7 +131,11 @@ public final class RdmapCompletionOrder extends HwComponent {
             Bool take = and(io.completions.fire(), eq(pick, U(q, qb)));
             Submitted h = subs.get(q).payload();
             set(subs.get(q).ready(), take);
-            set(reads.get(q).ready(), and(take, eq(h.kind, U(READ, 2))));
+            final int qp = q;
+            Bool readTaken = and(take, eq(h.kind, U(READ, 2)));
+            Bool readIn = and(io.readDone.fire(), eq(io.readDone.payload().qp, U(q, qb)));
+            when(and(readIn, not(readTaken)), () -> set(readsDone.get(qp), add(readsDone.get(qp), U(1, 8))));
+            when(and(readTaken, not(readIn)), () -> set(readsDone.get(qp), sub(readsDone.get(qp), U(1, 8))));
             set(atomics.get(q).ready(), and(take, eq(h.kind, U(ATOMIC, 2))));
         }
     }
@@ -137,17 +150,17 @@ public final class RdmapCompletionOrder extends HwComponent {
 
     /** One FIFO per QP behind {@code in}, pushed by {@code qp}. */
     private <T extends spinal.core.Data> List<Stream<T>> split(String name, Stream<T> in, UInt qp,
-            java.util.function.Supplier<T> type, int depth, Bool allow) {
+            java.util.function.Supplier<T> type, int depth) {
         List<Stream<T>> outs = new ArrayList<>();
         List<Bool> readies = new ArrayList<>();
         for (int q = 0; q < config.qpCount(); q++) {
             Stream<T> push = wire(name + "Push_" + q, Streams.stream(type));
-            set(push.valid(), and(in.valid(), allow, eq(qp, U(q, config.qpBits()))));
+            set(push.valid(), and(in.valid(), eq(qp, U(q, config.qpBits()))));
             set(push.payload(), in.payload());
             readies.add(push.ready());
             outs.add(Streams.fifo(push, depth));
         }
-        set(in.ready(), and(allow, config.qpCount() == 1 ? readies.get(0) : vec(readies).apply(qp)));
+        set(in.ready(), config.qpCount() == 1 ? readies.get(0) : vec(readies).apply(qp));
         return outs;
     }
 }
