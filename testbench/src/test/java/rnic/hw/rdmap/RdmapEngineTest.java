@@ -110,7 +110,7 @@ class RdmapEngineTest {
      * as responder; at full rate with a fast memory and with idle, back-pressure and a slow memory.
      */
     @ParameterizedTest(name = "W={0}")
-    @ValueSource(ints = {64, 512})
+    @ValueSource(ints = {32, 64, 512})
     void everyOperationBothWays(int width) {
         for (boolean slow : new boolean[] {false, true}) {
             model(width).run("everyOperation-" + slow, slow ? 11 : 10, tb -> {
