@@ -76,6 +76,26 @@ public abstract class HwComponent extends Component {
         return c;
     }
 
+    /**
+     * One FIFO of {@code depth} per value of {@code index} (0 … {@code count}−1) behind {@code in}: each item goes to
+     * the FIFO its index names, and {@code in} waits while that one is full. The per-queue streams are named
+     * {@code <name>Push_<i>}.
+     */
+    protected final <T extends spinal.core.Data> java.util.List<spinal.lib.Stream<T>> fifoPerIndex(String name,
+            spinal.lib.Stream<T> in, spinal.core.UInt index, int count, Supplier<T> type, int depth) {
+        java.util.List<spinal.lib.Stream<T>> outs = new java.util.ArrayList<>();
+        java.util.List<spinal.core.Bool> readies = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            spinal.lib.Stream<T> push = wire(name + "Push_" + i, Streams.stream(type));
+            Hdl.set(push.valid(), Hdl.and(in.valid(), Hdl.eq(index, Hdl.U(i, index.getBitsWidth()))));
+            Hdl.set(push.payload(), in.payload());
+            readies.add(push.ready());
+            outs.add(Streams.fifo(push, depth));
+        }
+        Hdl.set(in.ready(), count == 1 ? readies.get(0) : Hdl.vec(readies).apply(index));
+        return outs;
+    }
+
     @Override
     public Component postInitCallback() {
         super.postInitCallback();

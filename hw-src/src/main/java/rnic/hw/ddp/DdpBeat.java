@@ -30,4 +30,14 @@ public final class DdpBeat extends HwBundle {
         length = field("length", uint(16));
         qp = field("qp", uint(qpBits));
     }
+
+    /**
+     * Whether beat number {@code beat} (from 0) of a segment of {@code length} octets is its last: the one holding
+     * octet {@code length − 1}, i.e. (beat + 1) · octets ≥ length.
+     */
+    public static spinal.core.Bool isLastBeat(UInt beat, UInt length, int octets) {
+        int shift = Integer.numberOfTrailingZeros(octets);
+        UInt next = add(beat, U(1, beat.getBitsWidth()));
+        return ge(shl(next, shift), length.resize(beat.getBitsWidth() + shift));
+    }
 }

@@ -77,8 +77,7 @@ public final class DdpRxHeader extends HwComponent {
 
         DdpBeat in = io.input.payload();
         // The last beat holds octet length − 1: (beat + 1) · n ≥ length.
-        Bool isLast = wire("isLast", ge(shl(add(beat, U(1, 16)), shift),
-                in.length.resize(16 + shift)));
+        Bool isLast = wire("isLast", DdpBeat.isLastBeat(beat, in.length, n));
         // How much head the segment needs, from its first two octets (in the first beat at every W): a tagged
         // segment its 14-octet header, a Send its 18, anything else (an RDMAP header follows) all 70.
         Bool firstTagged = in.data.apply(7);

@@ -74,8 +74,8 @@ public final class RdmapCompletionOrder extends HwComponent {
         int qps = c.qpCount();
         int qb = c.qpBits();
 
-        List<Stream<Submitted>> subs = split("sub", io.submitted, io.submitted.payload().qp, () -> new Submitted(c),
-                DEPTH);
+        List<Stream<Submitted>> subs = fifoPerIndex("sub", io.submitted, io.submitted.payload().qp, qps,
+                () -> new Submitted(c), DEPTH);
         // Read completions carry nothing the report needs (the request has its wrId and length): a count per QP.
         // Atomic completions carry the original value: a queue of values per QP.
         List<UInt> readsDone = new ArrayList<>();
@@ -86,7 +86,7 @@ public final class RdmapCompletionOrder extends HwComponent {
         Stream<spinal.core.Bits> originals = wire("originals", Streams.stream(() -> bits(64)));
         set(originals.valid(), and(io.atomicDone.valid(), not(io.readDone.valid())));
         set(originals.payload(), io.atomicDone.payload().info);
-        List<Stream<spinal.core.Bits>> atomics = split("atomic", originals, io.atomicDone.payload().qp,
+        List<Stream<spinal.core.Bits>> atomics = fifoPerIndex("atomic", originals, io.atomicDone.payload().qp, qps,
                 () -> bits(64), c.maxOrd());
         set(io.atomicDone.ready(), and(originals.ready(), not(io.readDone.valid())));
 
@@ -146,21 +146,5 @@ public final class RdmapCompletionOrder extends HwComponent {
             r = or(r, bits.get(i));
         }
         return r;
-    }
-
-    /** One FIFO per QP behind {@code in}, pushed by {@code qp}. */
-    private <T extends spinal.core.Data> List<Stream<T>> split(String name, Stream<T> in, UInt qp,
-            java.util.function.Supplier<T> type, int depth) {
-        List<Stream<T>> outs = new ArrayList<>();
-        List<Bool> readies = new ArrayList<>();
-        for (int q = 0; q < config.qpCount(); q++) {
-            Stream<T> push = wire(name + "Push_" + q, Streams.stream(type));
-            set(push.valid(), and(in.valid(), eq(qp, U(q, config.qpBits()))));
-            set(push.payload(), in.payload());
-            readies.add(push.ready());
-            outs.add(Streams.fifo(push, depth));
-        }
-        set(in.ready(), config.qpCount() == 1 ? readies.get(0) : vec(readies).apply(qp));
-        return outs;
     }
 }

@@ -14,7 +14,6 @@ import rnic.hw.ddp.DdpTagValidator;
 import rnic.hw.ddp.MemoryArbiter;
 import rnic.hw.ddp.MemoryPort;
 import rnic.hw.ddp.StagProgram;
-import rnic.hw.ddp.TagRequest;
 import spinal.core.Bits;
 import spinal.core.Bool;
 import spinal.core.UInt;
@@ -137,40 +136,19 @@ public final class RdmapEngine extends HwComponent {
         Stream<DdpBeat> payload = Streams.fifo(header.io.output, PAYLOAD_DEPTH);
         Streams.connect(payload, placer.io.segment);
         // Segments the placer has taken whole: what the receive side waits for before a Terminate or a response.
-        int inShift = Integer.numberOfTrailingZeros(c.octets());
         UInt inBeat = regInit("rxBeat", uint(16), U(0, 16));
-        Bool inLast = wire("rxLastBeat", ge(shl(add(inBeat, U(1, 16)), inShift),
-                payload.payload().length.resize(16 + inShift)));
+        Bool inLast = wire("rxLastBeat", DdpBeat.isLastBeat(inBeat, payload.payload().length, c.octets()));
         when(payload.fire(), () -> set(inBeat, mux(inLast, U(0, 16), add(inBeat, U(1, 16)))));
         set(control.io.consumed, and(payload.fire(), inLast));
 
-        TagRequest check = wire("check", new TagRequest(c, DdpTagValidator.DEFAULT_TAG_WIDTH));
-        RdmapRxControl.TagCheck asked = control.io.check.payload();
-        set(check.op, asked.op);
-        set(check.stag, asked.stag.asUInt());
-        set(check.to, asked.to);
-        set(check.length, asked.length);
-        set(check.pd, asked.pd);
-        set(check.qp, asked.qp);
-        set(check.tag, B(0, DdpTagValidator.DEFAULT_TAG_WIDTH));
-        Streams.connect(Streams.translateWith(control.io.check, check), validator.io.check);
-        RdmapRxControl.TagResult answer = wire("answer", new RdmapRxControl.TagResult());
-        set(answer.fault, validator.io.result.payload().fault);
-        set(answer.address, validator.io.result.payload().address);
-        Streams.connect(Streams.translateWith(validator.io.result, answer), control.io.checkResult);
+        Streams.connect(control.io.check, validator.io.check);
+        Streams.connect(validator.io.result, control.io.checkResult);
         Streams.connect(io.stagProgram, validator.io.program);
         Streams.connect(io.stagInvalidate, validator.io.invalidate);
         set(io.stagInvalidateDone.valid(), validator.io.invalidateDone.valid());
         set(io.stagInvalidateDone.payload(), validator.io.invalidateDone.payload());
 
-        DdpPlacer.Command place = wire("place", new DdpPlacer.Command(DdpPlacer.DEFAULT_TAG_WIDTH));
-        RdmapRxControl.PlaceCmd decided = control.io.place.payload();
-        set(place.address, decided.address);
-        set(place.length, decided.length);
-        set(place.skip, decided.skip);
-        set(place.drop, decided.drop);
-        set(place.tag, B(0, DdpPlacer.DEFAULT_TAG_WIDTH));
-        Streams.connect(Streams.translateWith(control.io.place, place), placer.io.cmd);
+        Streams.connect(control.io.place, placer.io.cmd);
         set(placer.io.done.ready(), True());
         set(control.io.placed, placer.io.done.fire());
 
@@ -204,8 +182,8 @@ public final class RdmapEngine extends HwComponent {
         // boundary. A QP whose receive side has failed sends nothing but its Terminate, and nothing after it
         // (RFC 5040 §5.4); its other segments are discarded here.
         Streams.connect(io.requests, requester.io.requests);
-        Stream<TxSegment> fromResponder = responder.io.segments;
-        Stream<TxSegment> fromRequester = requester.io.segments;
+        Stream<DdpSegmentBuilder.Command> fromResponder = responder.io.segments;
+        Stream<DdpSegmentBuilder.Command> fromRequester = requester.io.segments;
         UInt lock = regInit("txLock", uint(2), U(0, 2));
         Bool responderTerminate = wire("responderTerminate", eq(range(fromResponder.payload().header, 15, 8),
                 B(rnic.wire.RdmapOpcode.TERMINATE.control(), 8)));
@@ -213,7 +191,8 @@ public final class RdmapEngine extends HwComponent {
                 or(neq(lock, U(2, 2)), responderTerminate)));
         Bool pickRequester = wire("pickRequester", and(not(pickResponder), fromRequester.valid(),
                 neq(lock, U(1, 2))));
-        TxSegment chosen = wire("chosen", new TxSegment(c));
+        DdpSegmentBuilder.Command chosen = wire("chosen",
+                new DdpSegmentBuilder.Command(DdpSegmentBuilder.DEFAULT_TAG_WIDTH, c.qpBits()));
         set(chosen, mux(pickResponder, fromResponder.payload(), fromRequester.payload()));
         Bool isTerminate = wire("isTerminate", and(pickResponder, responderTerminate));
         java.util.List<Bool> dead = new java.util.ArrayList<>();
@@ -222,17 +201,10 @@ public final class RdmapEngine extends HwComponent {
         }
         Bool discard = wire("discard", or(vec(dead).apply(chosen.qp),
                 and(control.io.failed.apply(chosen.qp), not(isTerminate))));
-        DdpSegmentBuilder.Command build = wire("build", new DdpSegmentBuilder.Command(DdpSegmentBuilder.DEFAULT_TAG_WIDTH, c.qpBits()));
-        set(build.qp, chosen.qp);
-        set(build.header, chosen.header);
-        set(build.headerLength, chosen.headerLength);
-        set(build.address, chosen.address);
-        set(build.payloadLength, chosen.payloadLength);
-        set(build.tag, B(0, DdpSegmentBuilder.DEFAULT_TAG_WIDTH));
         Stream<DdpSegmentBuilder.Command> toBuilder = builder.io.cmd;
         Bool any = wire("anyPicked", or(pickResponder, pickRequester));
         set(toBuilder.valid(), and(any, not(discard)));
-        set(toBuilder.payload(), build);
+        set(toBuilder.payload(), chosen);
         Bool taken = wire("taken", and(any, or(toBuilder.ready(), discard)));
         set(fromResponder.ready(), and(pickResponder, taken));
         set(fromRequester.ready(), and(pickRequester, taken));
@@ -248,7 +220,6 @@ public final class RdmapEngine extends HwComponent {
         // A segment already built when its QP failed is dropped at the output, decided at its first beat: the
         // Terminate is the next segment the QP sends, and the last (RFC 5040 §5.4, the golden model's decision 14).
         Stream<DdpBeat> built = builder.io.segment;
-        int shift = Integer.numberOfTrailingZeros(c.octets());
         UInt outBeat = regInit("txBeat", uint(16), U(0, 16));
         Bool dropping = regInit("txDropping", bool(), False());
         Bool firstBeat = wire("txFirstBeat", eq(outBeat, U(0, 16)));
@@ -258,8 +229,7 @@ public final class RdmapEngine extends HwComponent {
         Bool shown = regInit("txShown", bool(), False());
         Bool dropThis = wire("txDrop", mux(firstBeat, and(control.io.failed.apply(built.payload().qp),
                 not(builtTerminate), not(shown)), dropping));
-        Bool builtLast = wire("txLastBeat", ge(shl(add(outBeat, U(1, 16)), shift), built.payload().length.resize(
-                16 + shift)));
+        Bool builtLast = wire("txLastBeat", DdpBeat.isLastBeat(outBeat, built.payload().length, c.octets()));
         set(io.tx.valid(), and(built.valid(), not(dropThis)));
         set(io.tx.payload(), built.payload());
         set(built.ready(), or(io.tx.ready(), dropThis));

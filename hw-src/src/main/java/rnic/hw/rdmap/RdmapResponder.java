@@ -8,6 +8,7 @@ import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
 import rnic.hdl.Streams;
 import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.DdpSegmentBuilder;
 import rnic.wire.Ddp;
 import rnic.wire.DdpQueue;
 import rnic.wire.Rdmap;
@@ -80,7 +81,7 @@ public final class RdmapResponder extends HwComponent {
     public static final class Io extends HwBundle {
         public final Stream<RdmapRxControl.Job> jobs;
         public final Stream<RdmapRxControl.TerminateJob> terminates;
-        public final Stream<TxSegment> segments;
+        public final Stream<DdpSegmentBuilder.Command> segments;
         public final Stream<AtomicJob> atomic;
         public final Stream<AtomicDone> atomicDone;
         public final Stream<RdmapRxControl.Event> events;
@@ -89,7 +90,8 @@ public final class RdmapResponder extends HwComponent {
         public Io(DdpConfig c) {
             jobs = field("jobs", Streams.slaveStream(() -> new RdmapRxControl.Job(c)));
             terminates = field("terminates", Streams.slaveStream(() -> new RdmapRxControl.TerminateJob(c)));
-            segments = field("segments", Streams.masterStream(() -> new TxSegment(c)));
+            segments = field("segments", Streams.masterStream(
+                    () -> new DdpSegmentBuilder.Command(DdpSegmentBuilder.DEFAULT_TAG_WIDTH, c.qpBits())));
             atomic = field("atomic", Streams.masterStream(AtomicJob::new));
             atomicDone = field("atomicDone", Streams.slaveStream(AtomicDone::new));
             events = field("events", Streams.masterStream(() -> new RdmapRxControl.Event(c)));
@@ -197,7 +199,8 @@ public final class RdmapResponder extends HwComponent {
         Bool readGo = wire("readGo", and(io.jobs.valid(), isRead));
         Bool atomicGo = wire("atomicGo", and(io.jobs.valid(), isAtomic, engineDone));
         Bool storeGo = wire("storeGo", and(io.jobs.valid(), isStore, engineDone));
-        TxSegment seg = io.segments.payload();
+        DdpSegmentBuilder.Command seg = io.segments.payload();
+        set(seg.tag, B(0, DdpSegmentBuilder.DEFAULT_TAG_WIDTH));
         set(io.segments.valid(), or(termGo, readGo, atomicGo));
         set(seg.qp, mux(termGo, t.qp, j.qp));
         set(seg.header, mux(termGo, termHeader, mux(isRead, readResp.bits(), atomicResp.bits())));

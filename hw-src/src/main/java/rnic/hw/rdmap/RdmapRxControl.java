@@ -9,7 +9,13 @@ import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
 import rnic.hdl.Streams;
 import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.DdpPlacer;
 import rnic.hw.ddp.DdpRxHeaderInfo;
+import rnic.hw.ddp.DdpTagValidator;
+import rnic.hw.ddp.TagFault;
+import rnic.hw.ddp.TagOp;
+import rnic.hw.ddp.TagRequest;
+import rnic.hw.ddp.TagResult;
 import rnic.wire.DdpQueue;
 import rnic.wire.Rdmap;
 import rnic.wire.RdmapOpcode;
@@ -61,22 +67,6 @@ public final class RdmapRxControl extends HwComponent {
     /** Octets of a failing segment a Terminate may copy: the untagged DDP header and a Read Request header. */
     public static final int TERMINATE_COPY_OCTETS = 18 + Rdmap.READ_REQUEST_HEADER_SIZE;
 
-    /** Check kinds sent to the tag validator (its {@code op}). */
-    public static final int CHECK_PLACE = 0;
-    public static final int CHECK_READ = 1;
-    public static final int CHECK_ATOMIC = 2;
-    public static final int CHECK_INVALIDATE = 3;
-
-    /** Validator faults (its {@code fault}), in the model's check order. */
-    public static final int FAULT_NONE = 0;
-    public static final int FAULT_INVALID = 1;
-    public static final int FAULT_NOT_ASSOCIATED = 2;
-    public static final int FAULT_NO_RIGHT = 3;
-    public static final int FAULT_TO_OUT_OF_RANGE = 4;
-    public static final int FAULT_WRAP = 5;
-    public static final int FAULT_END_OUT_OF_RANGE = 6;
-    public static final int FAULT_MISALIGNED = 7;
-
     /** Segment classes of stage 1. */
     static final int WRITE = 0;
     static final int READ_RESPONSE = 1;
@@ -104,92 +94,6 @@ public final class RdmapRxControl extends HwComponent {
     /** The cause of a port value, or null for 0. */
     public static TerminateCause cause(int code) {
         return code == 0 ? null : TerminateCause.values()[code - 1];
-    }
-
-    /** The cause a validator fault is reported with, per check kind (mirrors {@code rnic.model.ddp.StagTable}). */
-    public static TerminateCause faultCause(int check, int fault) {
-        return switch (check) {
-            case CHECK_PLACE -> switch (fault) {
-                case FAULT_INVALID -> TerminateCause.DDP_INVALID_STAG;
-                case FAULT_NOT_ASSOCIATED -> TerminateCause.DDP_STAG_NOT_ASSOCIATED;
-                case FAULT_NO_RIGHT -> TerminateCause.DDP_PLACEMENT_NOT_ALLOWED;
-                case FAULT_TO_OUT_OF_RANGE -> TerminateCause.DDP_TO_OUT_OF_BOUNDS;
-                case FAULT_WRAP -> TerminateCause.DDP_TO_WRAP;
-                case FAULT_END_OUT_OF_RANGE -> TerminateCause.DDP_END_OUT_OF_BOUNDS;
-                default -> null;
-            };
-            case CHECK_READ -> switch (fault) {
-                case FAULT_INVALID -> TerminateCause.READ_INVALID_STAG;
-                case FAULT_NOT_ASSOCIATED -> TerminateCause.READ_STAG_NOT_ASSOCIATED;
-                case FAULT_NO_RIGHT -> TerminateCause.READ_ACCESS_RIGHTS;
-                case FAULT_TO_OUT_OF_RANGE, FAULT_END_OUT_OF_RANGE -> TerminateCause.READ_BASE_BOUNDS;
-                case FAULT_WRAP -> TerminateCause.READ_TO_WRAP;
-                default -> null;
-            };
-            case CHECK_ATOMIC -> switch (fault) {
-                case FAULT_INVALID -> TerminateCause.ATOMIC_INVALID_STAG;
-                case FAULT_NOT_ASSOCIATED -> TerminateCause.ATOMIC_STAG_NOT_ASSOCIATED;
-                case FAULT_NO_RIGHT -> TerminateCause.ATOMIC_ACCESS_RIGHTS;
-                case FAULT_TO_OUT_OF_RANGE, FAULT_END_OUT_OF_RANGE -> TerminateCause.ATOMIC_BASE_BOUNDS;
-                case FAULT_WRAP -> TerminateCause.ATOMIC_TO_WRAP;
-                case FAULT_MISALIGNED -> TerminateCause.ATOMIC_MISALIGNED;
-                default -> null;
-            };
-            case CHECK_INVALIDATE -> switch (fault) {
-                case FAULT_INVALID -> TerminateCause.INVALIDATE_OPERATION;
-                case FAULT_NOT_ASSOCIATED -> TerminateCause.INVALIDATE_PROTECTION;
-                default -> null;
-            };
-            default -> throw new IllegalArgumentException("check kind " + check);
-        };
-    }
-
-    /** A check sent to the tag validator. */
-    public static final class TagCheck extends HwBundle {
-        public final DdpConfig config;
-        public final UInt op;
-        public final Bits stag;
-        public final UInt to;
-        public final UInt length;
-        public final UInt pd;
-        public final UInt qp;
-
-        public TagCheck(DdpConfig config) {
-            this.config = config;
-            DdpConfig c = config;
-            op = field("op", uint(2));
-            stag = field("stag", bits(32));
-            to = field("to", uint(64));
-            length = field("length", uint(32));
-            pd = field("pd", uint(c.pdWidth()));
-            qp = field("qp", uint(c.qpBits()));
-        }
-    }
-
-    /** The validator's answer to one check, in check order. */
-    public static final class TagResult extends HwBundle {
-        public final UInt fault;
-        public final UInt address;
-
-        public TagResult() {
-            fault = field("fault", uint(3));
-            address = field("address", uint(64));
-        }
-    }
-
-    /** One placement: octets [skip, skip + length) of the segment to [address, address + length), or a drop. */
-    public static final class PlaceCmd extends HwBundle {
-        public final UInt address;
-        public final UInt length;
-        public final UInt skip;
-        public final Bool drop;
-
-        public PlaceCmd() {
-            address = field("address", uint(64));
-            length = field("length", uint(16));
-            skip = field("skip", uint(7));
-            drop = field("drop", bool());
-        }
     }
 
     /** An event for the host, see {@link RxEventKind}. */
@@ -337,32 +241,6 @@ public final class RdmapRxControl extends HwComponent {
         }
     }
 
-    /** An outstanding entry as queued per QP. */
-    public static final class OutstandingEntry extends HwBundle {
-        public final Bits wrId;
-        public final Bits reqId;
-        public final UInt localAddress;
-
-        public OutstandingEntry() {
-            wrId = field("wrId", bits(32));
-            reqId = field("reqId", bits(32));
-            localAddress = field("localAddress", uint(64));
-        }
-    }
-
-    /** A receive buffer as queued per QP. */
-    public static final class RecvEntry extends HwBundle {
-        public final UInt address;
-        public final UInt capacity;
-        public final Bits wrId;
-
-        public RecvEntry() {
-            address = field("address", uint(64));
-            capacity = field("capacity", uint(32));
-            wrId = field("wrId", bits(32));
-        }
-    }
-
     /** What stage 1 hands to stage 2 for one segment. */
     public static final class Decided extends HwBundle {
         public final DdpConfig config;
@@ -404,9 +282,9 @@ public final class RdmapRxControl extends HwComponent {
     /** Ports. */
     public static final class Io extends HwBundle {
         public final Stream<DdpRxHeaderInfo> header;
-        public final Stream<TagCheck> check;
+        public final Stream<TagRequest> check;
         public final Stream<TagResult> checkResult;
-        public final Stream<PlaceCmd> place;
+        public final Stream<DdpPlacer.Command> place;
         /** One pulse per placement command completed (the placer's done, in command order). */
         public final Bool placed;
         /** One pulse per received segment whose last beat the placer has taken (in segment order). */
@@ -424,9 +302,10 @@ public final class RdmapRxControl extends HwComponent {
 
         public Io(DdpConfig c) {
             header = field("header", Streams.slaveStream(() -> new DdpRxHeaderInfo(c.qpBits())));
-            check = field("check", Streams.masterStream(() -> new TagCheck(c)));
-            checkResult = field("checkResult", Streams.slaveStream(TagResult::new));
-            place = field("place", Streams.masterStream(PlaceCmd::new));
+            check = field("check", Streams.masterStream(() -> new TagRequest(c, DdpTagValidator.DEFAULT_TAG_WIDTH)));
+            checkResult = field("checkResult", Streams.slaveStream(
+                    () -> new TagResult(DdpTagValidator.DEFAULT_TAG_WIDTH)));
+            place = field("place", Streams.masterStream(() -> new DdpPlacer.Command(DdpPlacer.DEFAULT_TAG_WIDTH)));
             placed = field("placed", in(bool()));
             consumed = field("consumed", in(bool()));
             events = field("events", Streams.masterStream(() -> new Event(c)));
@@ -473,13 +352,8 @@ public final class RdmapRxControl extends HwComponent {
         }
 
         // Receive buffers and outstanding requests: one FIFO per QP, pushed by QP number.
-        List<Stream<RecvEntry>> rq = perQp("rq", io.recv, p -> p.qp, RecvEntry::new, p -> {
-            RecvEntry e = new RecvEntry();
-            set(e.address, p.address);
-            set(e.capacity, p.capacity);
-            set(e.wrId, p.wrId);
-            return e;
-        }, c.recvDepth());
+        List<Stream<RecvPost>> rq = fifoPerIndex("rq", io.recv, io.recv.payload().qp, qps, () -> new RecvPost(c),
+                c.recvDepth());
         Stream<Outstanding> reads = wire("readsIn", Streams.stream(() -> new Outstanding(c)));
         Stream<Outstanding> atomics = wire("atomicsIn", Streams.stream(() -> new Outstanding(c)));
         set(reads.valid(), and(io.outstanding.valid(), not(io.outstanding.payload().atomic)));
@@ -487,15 +361,10 @@ public final class RdmapRxControl extends HwComponent {
         set(reads.payload(), io.outstanding.payload());
         set(atomics.payload(), io.outstanding.payload());
         set(io.outstanding.ready(), mux(io.outstanding.payload().atomic, atomics.ready(), reads.ready()));
-        Function<Outstanding, OutstandingEntry> entry = p -> {
-            OutstandingEntry e = new OutstandingEntry();
-            set(e.wrId, p.wrId);
-            set(e.reqId, p.reqId);
-            set(e.localAddress, p.localAddress);
-            return e;
-        };
-        List<Stream<OutstandingEntry>> orq = perQp("orq", reads, p -> p.qp, OutstandingEntry::new, entry, c.maxOrd());
-        List<Stream<OutstandingEntry>> ara = perQp("ara", atomics, p -> p.qp, OutstandingEntry::new, entry, c.maxOrd());
+        List<Stream<Outstanding>> orq = fifoPerIndex("orq", reads, reads.payload().qp, qps, () -> new Outstanding(c),
+                c.maxOrd());
+        List<Stream<Outstanding>> ara = fifoPerIndex("ara", atomics, atomics.payload().qp, qps,
+                () -> new Outstanding(c), c.maxOrd());
 
         // ---- stage 1 ----
         DdpRxHeaderInfo h = io.header.payload();
@@ -528,11 +397,11 @@ public final class RdmapRxControl extends HwComponent {
         }
         UInt expectedMsn = wire("expectedMsn", vec(msnOfQn).apply(qn2));
         Bool rqValid = wire("rqValid", vec(valids(rq)).apply(q));
-        RecvEntry rqHead = wire("rqHead", vec(payloads(rq)).apply(q));
+        RecvPost rqHead = wire("rqHead", vec(payloads(rq)).apply(q));
         Bool orqValid = wire("orqValid", vec(valids(orq)).apply(q));
-        OutstandingEntry orqHead = wire("orqHead", vec(payloads(orq)).apply(q));
+        Outstanding orqHead = wire("orqHead", vec(payloads(orq)).apply(q));
         Bool araValid = wire("araValid", vec(valids(ara)).apply(q));
-        OutstandingEntry araHead = wire("araHead", vec(payloads(ara)).apply(q));
+        Outstanding araHead = wire("araHead", vec(payloads(ara)).apply(q));
 
         // Segment class and the fixed RDMAP header a queue 1–3 message is.
         UInt kind = wire("kind", U(WRITE, 3));
@@ -639,30 +508,31 @@ public final class RdmapRxControl extends HwComponent {
         Bool ok1 = wire("ok1", eq(cause1, U(0, CAUSE_BITS)));
 
         // The STag check of this segment.
-        TagCheck chk = wire("chk", new TagCheck(c));
-        set(chk.op, U(CHECK_PLACE, 2));
-        set(chk.stag, DdpRxHeaderInfo.beField(o, 2, 4));
+        TagRequest chk = wire("chk", new TagRequest(c, DdpTagValidator.DEFAULT_TAG_WIDTH));
+        set(chk.op, U(TagOp.PLACE.code(), 2));
+        set(chk.stag, DdpRxHeaderInfo.beField(o, 2, 4).asUInt());
         set(chk.to, DdpRxHeaderInfo.beField(o, 6, 8).asUInt());
         set(chk.length, U(0, 32));
         set(chk.pd, qpPd);
         set(chk.qp, q);
+        set(chk.tag, B(0, DdpTagValidator.DEFAULT_TAG_WIDTH)); // results come back in order: no tag needed
         Bool invalidates = wire("invalidates", and(ok1, last, not(vec(failed).apply(q)), vec(open).apply(q), or(is.apply(RdmapOpcode.SEND_WITH_INVALIDATE),
                 is.apply(RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE))));
         when(ok1, () -> {
             when(tagged, () -> set(chk.length, payload.resize(32)));
             when(eq(kind, U(READ_REQUEST, 3)), () -> {
-                set(chk.op, U(CHECK_READ, 2));
-                set(chk.stag, DdpRxHeaderInfo.beField(o, 34, 4));
+                set(chk.op, U(TagOp.READ.code(), 2));
+                set(chk.stag, DdpRxHeaderInfo.beField(o, 34, 4).asUInt());
                 set(chk.to, DdpRxHeaderInfo.beField(o, 38, 8).asUInt());
                 set(chk.length, DdpRxHeaderInfo.beField(o, 30, 4).asUInt());
             });
             when(eq(kind, U(ATOMIC_REQUEST, 3)), () -> {
-                set(chk.op, U(CHECK_ATOMIC, 2));
-                set(chk.stag, DdpRxHeaderInfo.beField(o, 26, 4));
+                set(chk.op, U(TagOp.ATOMIC.code(), 2));
+                set(chk.stag, DdpRxHeaderInfo.beField(o, 26, 4).asUInt());
                 set(chk.to, DdpRxHeaderInfo.beField(o, 30, 8).asUInt());
                 set(chk.length, U(8, 32));
             });
-            when(invalidates, () -> set(chk.op, U(CHECK_INVALIDATE, 2)));
+            when(invalidates, () -> set(chk.op, U(TagOp.INVALIDATE.code(), 2)));
         });
 
         Decided d = wire("decided", new Decided(c));
@@ -724,7 +594,8 @@ public final class RdmapRxControl extends HwComponent {
         Stream<Event> evIn = wire("evIn", Streams.stream(() -> new Event(c)));
         Stream<Job> jobIn = wire("jobIn", Streams.stream(() -> new Job(c)));
         Stream<TerminateJob> termIn = wire("termIn", Streams.stream(() -> new TerminateJob(c)));
-        Stream<PlaceCmd> placeOut = wire("placeOut", Streams.stream(PlaceCmd::new));
+        Stream<DdpPlacer.Command> placeOut = wire("placeOut",
+                Streams.stream(() -> new DdpPlacer.Command(DdpPlacer.DEFAULT_TAG_WIDTH)));
         Bool room = wire("room", and(evIn.ready(), jobIn.ready(), termIn.ready(), placeOut.ready()));
         Bool fire2 = wire("fire2", and(both, room));
         set(pending.ready(), fire2);
@@ -734,14 +605,15 @@ public final class RdmapRxControl extends HwComponent {
 
         UInt sq = s.qp;
         Bool dead = wire("dead", or(vec(failed).apply(sq), not(vec(open).apply(sq))));
+        // The validator's fault, reported with the cause of its kind of access (T-17; TagFault.cause).
         UInt faultCause = wire("faultCause", U(0, CAUSE_BITS));
-        for (int ck = 0; ck < 4; ck++) {
-            for (int f = 1; f < 8; f++) {
-                TerminateCause tc = faultCause(ck, f);
-                if (tc != null) {
-                    when(and(eq(s.check, U(ck, 2)), eq(r.fault, U(f, 3))),
-                            () -> set(faultCause, U(causeCode(tc), CAUSE_BITS)));
+        for (TagOp op : TagOp.values()) {
+            for (TagFault f : TagFault.values()) {
+                if (!f.possibleFor(op)) {
+                    continue;
                 }
+                f.cause(op).ifPresent(tc -> when(and(eq(s.check, U(op.code(), 2)), eq(r.fault, U(f.code(), 3))),
+                        () -> set(faultCause, U(causeCode(tc), CAUSE_BITS))));
             }
         }
         UInt cause2 = wire("cause2", mux(neq(s.cause, U(0, CAUSE_BITS)), s.cause, faultCause));
@@ -751,7 +623,7 @@ public final class RdmapRxControl extends HwComponent {
         // A Send with Invalidate whose invalidation fails is still placed, then fails (the model's order: placed,
         // invalidated, completed). Immediate Data is placed at the start of the buffer it consumes (RDMAP-40).
         Bool invalidateFailed = wire("invalidateFailed", and(eq(s.cause, U(0, CAUSE_BITS)),
-                eq(s.check, U(CHECK_INVALIDATE, 2)), neq(r.fault, U(FAULT_NONE, 3))));
+                eq(s.check, U(TagOp.INVALIDATE.code(), 2)), neq(r.fault, U(TagFault.NONE.code(), 3))));
         Bool placesData = wire("placesData", and(not(dead), or(good, invalidateFailed),
                 or(sk.apply(WRITE), sk.apply(READ_RESPONSE), sk.apply(SEND), sk.apply(IMMEDIATE)),
                 neq(s.payload, U(0, 16))));
@@ -772,6 +644,7 @@ public final class RdmapRxControl extends HwComponent {
         set(placeOut.payload().length, s.payload);
         set(placeOut.payload().skip, s.skip);
         set(placeOut.payload().drop, not(placesData));
+        set(placeOut.payload().tag, B(0, DdpPlacer.DEFAULT_TAG_WIDTH));
         Streams.connect(placeOut, io.place);
 
         Bits opc = wire("opc", range(s.octets, 11, 8));
@@ -919,24 +792,6 @@ public final class RdmapRxControl extends HwComponent {
         set(out.valid(), and(in.valid(), reached));
         set(out.payload(), in.payload().value);
         set(in.ready(), and(out.ready(), reached));
-    }
-
-    private <P extends Data, E extends Data> List<Stream<E>> perQp(String name, Stream<P> in,
-            Function<P, UInt> qpOf, java.util.function.Supplier<E> type, Function<P, E> convert, int depth) {
-        List<Stream<E>> outs = new ArrayList<>();
-        List<Bool> readies = new ArrayList<>();
-        E converted = wire(name + "In", convert.apply(in.payload()));
-        for (int p = 0; p < config.qpCount(); p++) {
-            final int qp = p;
-            Stream<E> push = wire(name + "Push_" + p, Streams.stream(type));
-            Bool mine = eq(qpOf.apply(in.payload()), U(qp, config.qpBits()));
-            set(push.valid(), and(in.valid(), mine));
-            set(push.payload(), converted);
-            readies.add(push.ready());
-            outs.add(wire(name + "_" + p, Streams.fifo(push, depth)));
-        }
-        set(in.ready(), vec(readies).apply(qpOf.apply(in.payload())));
-        return outs;
     }
 
     private static <T extends Data> List<Bool> valids(List<Stream<T>> streams) {

@@ -8,6 +8,7 @@ import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
 import rnic.hdl.Streams;
 import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.DdpSegmentBuilder;
 import rnic.wire.Ddp;
 import rnic.wire.DdpQueue;
 import rnic.wire.Rdmap;
@@ -120,7 +121,7 @@ public final class RdmapTxRequester extends HwComponent {
     /** Ports. */
     public static final class Io extends HwBundle {
         public final Stream<WorkRequest> requests;
-        public final Stream<TxSegment> segments;
+        public final Stream<DdpSegmentBuilder.Command> segments;
         public final Stream<RdmapRxControl.Outstanding> outstanding;
         public final Stream<Completion> completions;
         public final Stream<TxSetup> setup;
@@ -129,7 +130,8 @@ public final class RdmapTxRequester extends HwComponent {
 
         public Io(DdpConfig c) {
             requests = field("requests", Streams.slaveStream(() -> new WorkRequest(c)));
-            segments = field("segments", Streams.masterStream(() -> new TxSegment(c)));
+            segments = field("segments", Streams.masterStream(
+                    () -> new DdpSegmentBuilder.Command(DdpSegmentBuilder.DEFAULT_TAG_WIDTH, c.qpBits())));
             outstanding = field("outstanding", Streams.masterStream(() -> new RdmapRxControl.Outstanding(c)));
             completions = field("completions", Streams.masterStream(() -> new Completion(c)));
             setup = field("setup", Streams.slaveStream(() -> new TxSetup(c)));
@@ -206,7 +208,8 @@ public final class RdmapTxRequester extends HwComponent {
         Bits header = wire("header", mux(write, tagged.bits(), mux(read, readReq.bits(),
                 mux(atomic, atomicReq.bits(), mux(immediate, imm.bits(), untagged.bits())))));
 
-        TxSegment seg = io.segments.payload();
+        DdpSegmentBuilder.Command seg = io.segments.payload();
+        set(seg.tag, B(0, DdpSegmentBuilder.DEFAULT_TAG_WIDTH));
         // A request starts only when its completion will have room (nothing else fills that QP's queue meanwhile):
         // a request stalled after its first segment would hold the transmit side mid-message, and the responses
         // the completion queue waits for could then never be sent.
