@@ -1,0 +1,52 @@
+package rnic.transport;
+
+/**
+ * How the driver reaches one RNIC: its register window, the host memory the core reads and writes (rings, buffers),
+ * the TCP byte streams of its connections, and a way to let the device make progress. Implementations: the simulated
+ * core ({@code rnic.sim.SimTransport}, module rnic-sim) and, later, a board over a serial link.
+ *
+ * <p>Not thread-safe: one driver thread uses a transport. Register offsets are those of the generated
+ * {@code rnic.driver.RnicRegs}.
+ */
+public interface Transport extends AutoCloseable {
+    /** Reads the 32-bit register at byte offset {@code offset}. */
+    int read32(int offset);
+
+    /** Writes the 32-bit register at byte offset {@code offset}. */
+    void write32(int offset, int value);
+
+    /**
+     * Reserves {@code size} octets of device-visible host memory aligned to {@code alignment} (a power of two) and
+     * returns its address; the memory reads as zero.
+     *
+     * @throws IllegalStateException when the window is exhausted
+     */
+    long allocate(long size, int alignment);
+
+    /** Returns memory from {@link #allocate}; unknown addresses are refused with IllegalArgumentException. */
+    void free(long address);
+
+    /** Copies {@code length} octets of {@code data} from {@code offset} to host memory at {@code address}. */
+    void write(long address, byte[] data, int offset, int length);
+
+    /** Copies {@code length} octets of host memory at {@code address} into {@code dst} from {@code offset}. */
+    void read(long address, byte[] dst, int offset, int length);
+
+    /**
+     * Lets the device run a little: a simulation advances its clock by a few cycles, a board transport yields. Called by
+     * the driver whenever it waits (polling a completion queue, waiting for a register to change).
+     */
+    void advance();
+
+    /** The device's cycle counter as the transport sees it (simulation time; a board reads CORE_CYCLE). */
+    long cycles();
+
+    /** The TCP connection of connection index {@code index} (== the QP number it carries). */
+    TcpConnection connection(int index);
+
+    /** A one-line description for messages, e.g. "simulated RnicCore a (W=64, 4 QPs)". */
+    String describe();
+
+    @Override
+    void close();
+}
