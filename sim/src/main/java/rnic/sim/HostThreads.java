@@ -1,0 +1,247 @@
+package rnic.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
+import rnic.transport.TcpConnection;
+import rnic.transport.Transport;
+
+/**
+ * Runs several host programs — each an ordinary blocking driver program, one per simulated RNIC — against one
+ * simulation. Two hosts must run side by side: an MPA Initiator blocks until the Responder's host has answered, so
+ * one thread calling both drivers in turn would deadlock.
+ *
+ * <p>Each program runs on its own Java thread with a {@link Transport} that hands every operation needing the model
+ * (register accesses and {@link Transport#advance()}, which step the clock) to the simulation thread, the only thread
+ * that may touch the Verilator model (its handle lives in a {@code thread_local}). Exactly one thread runs at any
+ * time: the simulation thread serves one host's operation, then waits until that host posts its next operation or
+ * ends, then serves the next host, round-robin. Host programs therefore see the simulation exactly as if they ran on
+ * it, the run is deterministic, and host memory and TCP connection state (plain Java objects of the simulation) are
+ * accessed directly — the semaphores of the hand-over order every access.
+ *
+ * <pre>{@code
+ * HostThreads hosts = new HostThreads();
+ * hosts.add("a", transportA, t -> { try (Device d = Device.open(t)) { ... } });
+ * hosts.add("b", transportB, t -> { ... });
+ * hosts.run();   // on the simulation thread, returns when every program has ended; rethrows the first failure
+ * }</pre>
+ */
+public final class HostThreads {
+    /** A host program: the driver code of one RNIC's host. */
+    @FunctionalInterface
+    public interface Program {
+        void run(Transport transport) throws Exception;
+    }
+
+    private final List<Host> hosts = new ArrayList<>();
+    private boolean ran;
+
+    /** Adds a host program that will reach {@code device} (a transport owned by the simulation thread). */
+    public HostThreads add(String name, Transport device, Program program) {
+        if (ran) {
+            throw new IllegalStateException("HostThreads already ran; create a new one");
+        }
+        hosts.add(new Host(name, device, program));
+        return this;
+    }
+
+    /**
+     * Runs every program to its end. Call on the simulation thread. If a program throws, the others are still run to
+     * their end (they may fail on their own — e.g. time out waiting for the dead peer), then the first failure is
+     * rethrown with the host's name.
+     */
+    public void run() {
+        if (ran) {
+            throw new IllegalStateException("HostThreads already ran; create a new one");
+        }
+        ran = true;
+        for (Host h : hosts) {
+            h.thread.start();
+            h.awaitHost();
+        }
+        boolean any = true;
+        while (any) {
+            any = false;
+            for (Host h : hosts) {
+                if (h.serveOne()) {
+                    any = true;
+                }
+            }
+        }
+        for (Host h : hosts) {
+            try {
+                h.thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while joining host " + h.name, e);
+            }
+        }
+        for (Host h : hosts) {
+            if (h.failure != null) {
+                if (h.failure instanceof RuntimeException r && r.getMessage() != null
+                        && r.getMessage().startsWith("host " + h.name)) {
+                    throw r;
+                }
+                if (h.failure instanceof Error e) {
+                    throw e;
+                }
+                throw new HostFailure("host " + h.name + " failed: " + h.failure, h.failure);
+            }
+        }
+    }
+
+    /** A host program ended with an exception; the cause is what it threw. */
+    public static final class HostFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        HostFailure(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** One host: its thread, its forwarding transport and the hand-over between it and the simulation thread. */
+    private static final class Host {
+        final String name;
+        final Transport device;
+        final Thread thread;
+        /** Released by the host when it has posted an operation or ended. */
+        final Semaphore toSim = new Semaphore(0);
+        /** Released by the simulation thread when the posted operation is done. */
+        final Semaphore toHost = new Semaphore(0);
+        Supplier<Object> pending;
+        Object result;
+        RuntimeException error;
+        Throwable failure;
+        volatile boolean ended;
+
+        Host(String name, Transport device, Program program) {
+            this.name = name;
+            this.device = device;
+            Transport forwarding = new Forwarding(this);
+            thread = new Thread(() -> {
+                try {
+                    program.run(forwarding);
+                } catch (Throwable t) {
+                    failure = t;
+                } finally {
+                    ended = true;
+                    toSim.release();
+                }
+            }, "host-" + name);
+            thread.setDaemon(true);
+        }
+
+        /** Simulation thread: waits until this host posted an operation or ended. */
+        void awaitHost() {
+            toSim.acquireUninterruptibly();
+        }
+
+        /** Simulation thread: serves this host's pending operation; false when the host has ended. */
+        boolean serveOne() {
+            if (ended) {
+                return false;
+            }
+            Supplier<Object> op = pending;
+            pending = null;
+            try {
+                result = op.get();
+                error = null;
+            } catch (RuntimeException e) {
+                error = e;
+            }
+            toHost.release();
+            awaitHost();
+            return true;
+        }
+
+        /** Host thread: runs {@code op} on the simulation thread and returns its result. */
+        Object call(Supplier<Object> op) {
+            pending = op;
+            toSim.release();
+            toHost.acquireUninterruptibly();
+            if (error != null) {
+                RuntimeException e = error;
+                error = null;
+                throw e;
+            }
+            return result;
+        }
+    }
+
+    /**
+     * The host's view of the device: model operations go to the simulation thread; memory and TCP state are used
+     * directly (the simulation thread is parked while this host runs).
+     */
+    private static final class Forwarding implements Transport {
+        private final Host host;
+
+        Forwarding(Host host) {
+            this.host = host;
+        }
+
+        @Override
+        public int read32(int offset) {
+            return (Integer) host.call(() -> host.device.read32(offset));
+        }
+
+        @Override
+        public void write32(int offset, int value) {
+            host.call(() -> {
+                host.device.write32(offset, value);
+                return null;
+            });
+        }
+
+        @Override
+        public long allocate(long size, int alignment) {
+            return host.device.allocate(size, alignment);
+        }
+
+        @Override
+        public void free(long address) {
+            host.device.free(address);
+        }
+
+        @Override
+        public void write(long address, byte[] data, int offset, int length) {
+            host.device.write(address, data, offset, length);
+        }
+
+        @Override
+        public void read(long address, byte[] dst, int offset, int length) {
+            host.device.read(address, dst, offset, length);
+        }
+
+        @Override
+        public void advance() {
+            host.call(() -> {
+                host.device.advance();
+                return null;
+            });
+        }
+
+        @Override
+        public long cycles() {
+            return host.device.cycles();
+        }
+
+        @Override
+        public TcpConnection connection(int index) {
+            return host.device.connection(index);
+        }
+
+        @Override
+        public String describe() {
+            return host.device.describe();
+        }
+
+        @Override
+        public void close() {
+            host.call(() -> {
+                host.device.close();
+                return null;
+            });
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package rnic.sim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import rnic.transport.TcpConnection;
+import rnic.transport.Transport;
+
+/**
+ * {@link HostThreads}: two blocking host programs that can only finish together (each waits for the other's register
+ * write, as an MPA Initiator waits for the Responder) run to the end, every model operation runs on the calling
+ * (simulation) thread, the interleaving is the same on every run, and a failing host is reported by name.
+ */
+class HostThreadsTest {
+    /** A register file and a clock owned by the test's thread: the stand-in for a model that only it may touch. */
+    private static final class Clocked implements Transport {
+        final Thread owner = Thread.currentThread();
+        final int[] regs;
+        final List<String> trace;
+        final String name;
+        long cycle;
+
+        Clocked(String name, int[] regs, List<String> trace) {
+            this.name = name;
+            this.regs = regs;
+            this.trace = trace;
+        }
+
+        private void onOwner() {
+            assertSame(owner, Thread.currentThread(), "model touched from " + Thread.currentThread().getName());
+        }
+
+        @Override
+        public int read32(int offset) {
+            onOwner();
+            return regs[offset];
+        }
+
+        @Override
+        public void write32(int offset, int value) {
+            onOwner();
+            trace.add(name + " w" + offset + "=" + value + "@" + cycle);
+            regs[offset] = value;
+        }
+
+        @Override
+        public long allocate(long size, int alignment) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void free(long address) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void write(long address, byte[] data, int offset, int length) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void read(long address, byte[] dst, int offset, int length) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void advance() {
+            onOwner();
+            cycle++;
+        }
+
+        @Override
+        public long cycles() {
+            return cycle;
+        }
+
+        @Override
+        public TcpConnection connection(int index) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public String describe() {
+            return name;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** Waits (advancing) until register {@code r} holds {@code v}. */
+    private static void await(Transport t, int r, int v) {
+        for (int i = 0; t.read32(r) != v; i++) {
+            if (i > 10_000) {
+                throw new IllegalStateException("timeout waiting for r" + r + "=" + v);
+            }
+            t.advance();
+        }
+    }
+
+    private static List<String> pingPong(int rounds) {
+        int[] shared = new int[2];
+        List<String> trace = new ArrayList<>();
+        HostThreads hosts = new HostThreads();
+        hosts.add("a", new Clocked("a", shared, trace), t -> {
+            for (int i = 1; i <= rounds; i++) {
+                t.write32(0, i);
+                await(t, 1, i);
+            }
+        });
+        hosts.add("b", new Clocked("b", shared, trace), t -> {
+            for (int i = 1; i <= rounds; i++) {
+                await(t, 0, i);
+                for (int k = 0; k < i % 3; k++) {
+                    t.advance();
+                }
+                t.write32(1, i);
+            }
+        });
+        hosts.run();
+        return trace;
+    }
+
+    @Test
+    void blockingPeersFinishTogetherDeterministically() {
+        List<String> first = pingPong(50);
+        assertEquals(100, first.size());
+        for (int i = 0; i < 50; i++) {
+            assertTrue(first.get(2 * i).startsWith("a w0=" + (i + 1) + "@"), first.get(2 * i));
+            assertTrue(first.get(2 * i + 1).startsWith("b w1=" + (i + 1) + "@"), first.get(2 * i + 1));
+        }
+        assertEquals(first, pingPong(50));
+    }
+
+    @Test
+    void failingHostIsNamedAndOthersStillEnd() {
+        int[] shared = new int[2];
+        List<String> trace = new ArrayList<>();
+        boolean[] bEnded = {false};
+        HostThreads hosts = new HostThreads();
+        hosts.add("a", new Clocked("a", shared, trace), t -> {
+            t.advance();
+            throw new IllegalStateException("boom");
+        });
+        hosts.add("b", new Clocked("b", shared, trace), t -> {
+            for (int i = 0; i < 100; i++) {
+                t.advance();
+            }
+            bEnded[0] = true;
+        });
+        HostThreads.HostFailure f = assertThrows(HostThreads.HostFailure.class, hosts::run);
+        assertTrue(f.getMessage().contains("host a"), f.getMessage());
+        assertEquals("boom", f.getCause().getMessage());
+        assertTrue(bEnded[0]);
+    }
+
+    @Test
+    void modelExceptionsReachTheHost() {
+        int[] shared = new int[2];
+        String[] seen = {null};
+        HostThreads hosts = new HostThreads();
+        hosts.add("a", new Clocked("a", shared, new ArrayList<>()), t -> {
+            try {
+                t.read32(7);
+            } catch (ArrayIndexOutOfBoundsException e) {
+                seen[0] = "caught";
+            }
+            t.advance();
+        });
+        hosts.run();
+        assertEquals("caught", seen[0]);
+    }
+}
