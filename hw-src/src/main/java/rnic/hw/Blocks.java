@@ -11,6 +11,8 @@ import rnic.hw.ddp.DdpSegmentBuilder;
 import rnic.hw.ddp.DdpTagValidator;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
+import rnic.hw.qp.QpRings;
+import rnic.hw.qp.QpRingsConfig;
 import rnic.hw.rdmap.RdmapAtomicUnit;
 import rnic.hw.rdmap.RdmapEngine;
 import rnic.hw.rdmap.RdmapRxControl;
@@ -50,6 +52,7 @@ public final class Blocks {
             blocks.add(new Block("RdmapEngine", () -> new RdmapEngine(ddp)));
             blocks.add(new Block("DdpSegmentBuilder",
                     () -> new DdpSegmentBuilder(ddp, DdpSegmentBuilder.DEFAULT_TAG_WIDTH)));
+            blocks.add(new Block("QpRings", () -> new QpRings(QpRingsConfig.defaults().withDataWidth(width))));
         }
         // Width-independent: the same units at every width.
         blocks.add(new Block("RdmapRxControl", () -> new RdmapRxControl(DdpConfig.defaults())));
