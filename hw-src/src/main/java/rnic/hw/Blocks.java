@@ -16,6 +16,9 @@ import rnic.hw.qp.QpRingsConfig;
 import rnic.hw.rdmap.RdmapAtomicUnit;
 import rnic.hw.rdmap.RdmapEngine;
 import rnic.hw.rdmap.RdmapRxControl;
+import rnic.hw.top.RnicConfig;
+import rnic.hw.top.RnicCore;
+import rnic.hw.top.RnicPair;
 import spinal.core.Component;
 
 /**
@@ -53,6 +56,14 @@ public final class Blocks {
             blocks.add(new Block("DdpSegmentBuilder",
                     () -> new DdpSegmentBuilder(ddp, DdpSegmentBuilder.DEFAULT_TAG_WIDTH)));
             blocks.add(new Block("QpRings", () -> new QpRings(QpRingsConfig.defaults().withDataWidth(width))));
+        }
+        // The whole RNIC (seconds to elaborate, so at the narrow and the wide end only) and the two-RNIC simulation
+        // top, which holds the same modules, at one width.
+        if (width == 64 || width == 512) {
+            blocks.add(new Block("RnicCore", () -> new RnicCore(RnicConfig.defaults().withDataWidth(width))));
+        }
+        if (width == 64) {
+            blocks.add(new Block("RnicPair", () -> new RnicPair(RnicConfig.defaults().withDataWidth(width))));
         }
         // Width-independent: the same units at every width.
         blocks.add(new Block("RdmapRxControl", () -> new RdmapRxControl(DdpConfig.defaults())));

@@ -90,9 +90,6 @@ public final class RnicRegisterFile extends HwComponent {
         public final UInt state;
         /** One cycle, the first cycle of RESET: indices and in-flight bookkeeping of the QP back to 0. */
         public final Bool clear;
-        public final UInt pd;
-        public final UInt ird;
-        public final UInt ord;
         public final Bool txMarkers;
         public final Bool rxMarkers;
         public final Bool crc;
@@ -113,9 +110,6 @@ public final class RnicRegisterFile extends HwComponent {
             this.config = config;
             state = field("state", uint(3));
             clear = field("clear", bool());
-            pd = field("pd", uint(config.ddp().pdWidth()));
-            ird = field("ird", uint(8));
-            ord = field("ord", uint(8));
             txMarkers = field("txMarkers", bool());
             rxMarkers = field("rxMarkers", bool());
             crc = field("crc", bool());
@@ -223,6 +217,10 @@ public final class RnicRegisterFile extends HwComponent {
     /** The register declaration: the one source of every offset. */
     public final Apb3BusInterface busif;
     public final UInt cycle;
+    /** Per QP: the Protection Domain, IRD and ORD registers (they go to the engine in its QP setup). */
+    public final List<UInt> pd = new ArrayList<>();
+    public final List<UInt> ird = new ArrayList<>();
+    public final List<UInt> ord = new ArrayList<>();
 
     public RnicRegisterFile(RnicConfig c) {
         this.config = c;
@@ -311,6 +309,11 @@ public final class RnicRegisterFile extends HwComponent {
         List<Bool> setupPending = new ArrayList<>();
         Bits legal = B(legalTransitions(), 64);
         for (int q = 0; q < c.qpCount(); q++) {
+            pd.add(wire("qp" + q + "_pdValue", uint(d.pdWidth())));
+            ird.add(wire("qp" + q + "_irdValue", uint(8)));
+            ord.add(wire("qp" + q + "_ordValue", uint(8)));
+        }
+        for (int q = 0; q < c.qpCount(); q++) {
             int base = QP_BASE + q * QP_STRIDE;
             busif.regPtrReAnchorAt(big(base));
             busif.newBlockTagAt(big(base), "qp" + q, "QP");
@@ -353,11 +356,11 @@ public final class RnicRegisterFile extends HwComponent {
         Bool inErr = wire(n + "inErr", eq(state, U(QpState.ERR.code(), 3)));
         Bool configurable = wire(n + "configurable", or(inReset, eq(state, U(QpState.INIT.code(), 3))));
 
-        set(out.pd, locked(reg("QP_PD", "Protection Domain"), "PD", () -> uint(d.pdWidth()), "PD", configurable,
+        set(pd.get(q), locked(reg("QP_PD", "Protection Domain"), "PD", () -> uint(d.pdWidth()), "PD", configurable,
                 n + "pd"));
-        set(out.ird, lockedMax(reg("QP_IRD", "Inbound Read/Atomic requests outstanding (IRD)"), "IRD", d.maxIrd(),
+        set(ird.get(q), lockedMax(reg("QP_IRD", "Inbound Read/Atomic requests outstanding (IRD)"), "IRD", d.maxIrd(),
                 "IRD", configurable, n + "ird"));
-        set(out.ord, lockedMax(reg("QP_ORD", "Outbound Read/Atomic requests outstanding (ORD)"), "ORD", d.maxOrd(),
+        set(ord.get(q), lockedMax(reg("QP_ORD", "Outbound Read/Atomic requests outstanding (ORD)"), "ORD", d.maxOrd(),
                 "ORD", configurable, n + "ord"));
         RegInst mpa = reg("QP_MPA", "MPA settings of the connection (negotiated in the MPA Request/Reply)");
         set(out.txMarkers, locked(mpa, "TX_MARKERS", () -> bool(), "Markers in FPDUs sent", configurable,
@@ -464,9 +467,9 @@ public final class RnicRegisterFile extends HwComponent {
                 set(valid, True());
                 set(su.qp, U(qp, d.qpBits()));
                 set(su.open, isOpen(c.state));
-                set(su.pd, c.pd);
-                set(su.ird, c.ird);
-                set(su.ord, c.ord);
+                set(su.pd, pd.get(qp));
+                set(su.ird, ird.get(qp));
+                set(su.ord, ord.get(qp));
                 set(su.mulpdu, io.qpStatus.get(qp).mulpdu);
             });
         }
