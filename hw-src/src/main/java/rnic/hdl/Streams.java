@@ -51,35 +51,12 @@ public final class Streams {
      */
     public static <T extends Data> Stream<T> fifo(Stream<T> source, int depth, int latency) {
         Stream<T> pop = source.queue(depth, latency, false);
-        // spinal.lib names the FIFO instance after the source only when the Verilog is written, and a source that is a
-        // child's port comes out as "<child>_<port>_fifo" in a nested component but "<port>_fifo" in a top-level one:
-        // the same block would differ between its own generation and a larger one's. Named here, it never does.
-        String base = stableName(source);
-        if (base != null) {
-            pop.component().setName(base + "_fifo");
-        }
         // Every block is generated on its own into one folder, one module per file: a FIFO's module name must say
         // what it holds, or two blocks' different StreamFifo.v would collide.
         T payload = source.payload();
         pop.component().setDefinitionName("StreamFifo_" + payload.getClass().getSimpleName() + "_"
                 + payload.getBitsWidth() + "x" + depth, false);
         return pop;
-    }
-
-    /** The source's name as the current component sees it, or null while it has none. */
-    private static String stableName(Stream<?> source) {
-        if (source.isUnnamed()) {
-            return null;
-        }
-        spinal.core.Component here = spinal.core.Component$.MODULE$.current();
-        spinal.core.Component owner = source.component();
-        if (owner == here) {
-            return source.getName();
-        }
-        if (owner != null && owner.parent() == here && owner.isNamed()) {
-            return owner.getName() + "_" + source.getName();
-        }
-        return null;
     }
 
     /**
