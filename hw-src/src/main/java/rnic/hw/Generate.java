@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import rnic.hdl.Rtl;
-import spinal.core.SpinalReport;
 
 /**
  * {@code ./rnic generate [--width W] [--out DIR]}: writes the Verilog of every block in {@link Blocks} and a file list
@@ -41,8 +40,7 @@ public final class Generate {
         java.util.Map<String, String> written = new java.util.LinkedHashMap<>();
         java.util.Map<String, String> writer = new java.util.HashMap<>();
         for (Blocks.Block b : Blocks.at(width)) {
-            SpinalReport<?> report = Rtl.generate(out, b.factory());
-            for (String path : Rtl.generatedFiles(report)) {
+            for (String path : Rtl.generateBlock(out, b.factory())) {
                 File f = new File(out, new File(path).getName());
                 if (!f.isFile()) {
                     throw new IOException("SpinalHDL did not write " + f.getName());
