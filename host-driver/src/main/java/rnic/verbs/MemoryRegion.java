@@ -168,6 +168,9 @@ public final class MemoryRegion implements AutoCloseable {
 
     @Override
     public String toString() {
+        if (buffer == null) {
+            return String.format("MR[stag=0x%08x, detached]", stag());
+        }
         return String.format("MR[stag=0x%08x, 0x%x+%d, %s%s]", stag(), address(), length, access,
                 closed ? ", closed" : valid ? "" : ", invalidated");
     }

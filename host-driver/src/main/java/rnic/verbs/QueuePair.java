@@ -18,6 +18,7 @@ import rnic.wire.AtomicOpcode;
 import rnic.wire.CqeKind;
 import rnic.wire.MpaErrorCode;
 import rnic.wire.QpState;
+import rnic.wire.Rdmap;
 import rnic.wire.RdmapOpcode;
 import rnic.wire.RqWqe;
 import rnic.wire.SqWqe;
@@ -450,7 +451,7 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /** A 16-bit consumer register value as a free-running index in [done, prod]. */
-    private static int hardwareIndex(int reg, int tail, int done, int prod) {
+    static int hardwareIndex(int reg, int tail, int done, int prod) {
         int index = tail + ((reg - tail) & 0xFFFF);
         if (index - prod > 0) {
             index = prod;
@@ -771,83 +772,95 @@ public final class QueuePair implements AutoCloseable {
 
     private void writeSend(WorkRequest wr) {
         WorkRequest.Operation op = wr.operation();
+        long source = op.carriesPayload() ? source(wr) : 0;
+        long length = op == WorkRequest.Operation.SEND_WITH_IMMEDIATE ? 0
+                : op.atomic() ? WorkRequest.ATOMIC_SIZE : wr.local().length();
+        encodeWqe(wr, 0, source, wqe);
+        if (op == WorkRequest.Operation.RDMA_WRITE_WITH_IMMEDIATE) {
+            // the Write's slot reports nothing; the Immediate Data's slot reports the work request
+            writeSlot(wr.wrId(), op, true, length, 0);
+            encodeWqe(wr, 1, source, wqe);
+        }
+        writeSlot(wr.wrId(), op, false, length, wr.invalidateStag());
+    }
+
+    /**
+     * Fills {@code out} with send queue element {@code part} of {@code wr}: part 0, and for an RDMA Write with
+     * Immediate part 1, its Immediate Data message. {@code source} is the payload's address (the inline copy or the
+     * registered buffer). The Write of a Write with Immediate carries only the fence, the Immediate Data only the
+     * signaled flag, so the pair reports one completion and starts as one request would.
+     */
+    static void encodeWqe(WorkRequest wr, int part, long source, SendWqe out) {
+        WorkRequest.Operation op = wr.operation();
         int flags = (wr.signaled() ? SqWqe.FLAG_SIGNALED : 0) | (wr.fence() ? SqWqe.FLAG_FENCE : 0);
         Sge l = wr.local();
         RemoteBuffer r = wr.remote();
-        wqe.clear();
+        out.clear();
+        out.flags = flags;
         switch (op) {
             case RDMA_WRITE, RDMA_WRITE_WITH_IMMEDIATE -> {
-                wqe.opcode = WqeOpcode.RDMA_WRITE;
-                wqe.length = l.length();
-                wqe.localAddress = source(wr);
-                wqe.remoteStag = r.stag();
-                wqe.remoteTo = r.address();
-                if (op == WorkRequest.Operation.RDMA_WRITE) {
-                    wqe.flags = flags;
-                    writeSlot(wr.wrId(), op, false, l.length(), 0);
+                if (part == 1) {
+                    out.opcode = wr.solicitedEvent() ? WqeOpcode.IMMEDIATE_DATA_WITH_SE : WqeOpcode.IMMEDIATE_DATA;
+                    out.length = Rdmap.IMMEDIATE_DATA_SIZE;
+                    out.data = wr.immediate();
+                    out.flags = flags & SqWqe.FLAG_SIGNALED;
                     return;
                 }
-                // the Write's slot reports nothing; the Immediate Data's slot reports the work request
-                wqe.flags = flags & SqWqe.FLAG_FENCE;
-                writeSlot(wr.wrId(), op, true, l.length(), 0);
-                wqe.clear();
-                wqe.opcode = wr.solicitedEvent() ? WqeOpcode.IMMEDIATE_DATA_WITH_SE : WqeOpcode.IMMEDIATE_DATA;
-                wqe.length = rnic.wire.Rdmap.IMMEDIATE_DATA_SIZE;
-                wqe.data = wr.immediate();
-                wqe.flags = flags & SqWqe.FLAG_SIGNALED;
-                writeSlot(wr.wrId(), op, false, l.length(), 0);
-                return;
+                out.opcode = WqeOpcode.RDMA_WRITE;
+                out.length = l.length();
+                out.localAddress = source;
+                out.remoteStag = r.stag();
+                out.remoteTo = r.address();
+                if (op == WorkRequest.Operation.RDMA_WRITE_WITH_IMMEDIATE) {
+                    out.flags = flags & SqWqe.FLAG_FENCE;
+                }
             }
             case RDMA_READ -> {
-                wqe.opcode = WqeOpcode.RDMA_READ;
-                wqe.length = l.length();
+                out.opcode = WqeOpcode.RDMA_READ;
+                out.length = l.length();
                 if (l.region() != null) {
-                    wqe.localStag = l.region().stag();
-                    wqe.localTo = l.address();
-                    wqe.localAddress = l.address();
+                    out.localStag = l.region().stag();
+                    out.localTo = l.address();
+                    out.localAddress = l.address();
                 }
-                wqe.remoteStag = r.stag();
-                wqe.remoteTo = r.address();
+                out.remoteStag = r.stag();
+                out.remoteTo = r.address();
             }
             case SEND, SEND_WITH_INVALIDATE, SEND_WITH_SOLICITED_EVENT, SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE -> {
-                wqe.opcode = switch (op) {
+                out.opcode = switch (op) {
                     case SEND_WITH_INVALIDATE -> WqeOpcode.SEND_WITH_INVALIDATE;
                     case SEND_WITH_SOLICITED_EVENT -> WqeOpcode.SEND_WITH_SE;
                     case SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE -> WqeOpcode.SEND_WITH_SE_AND_INVALIDATE;
                     default -> WqeOpcode.SEND;
                 };
-                wqe.length = l.length();
-                wqe.localAddress = source(wr);
-                wqe.invalidateStag = wr.invalidateStag();
+                out.length = l.length();
+                out.localAddress = source;
+                out.invalidateStag = wr.invalidateStag();
             }
             case SEND_WITH_IMMEDIATE -> {
-                wqe.opcode = wr.solicitedEvent() ? WqeOpcode.IMMEDIATE_DATA_WITH_SE : WqeOpcode.IMMEDIATE_DATA;
-                wqe.length = rnic.wire.Rdmap.IMMEDIATE_DATA_SIZE;
-                wqe.data = wr.immediate();
+                out.opcode = wr.solicitedEvent() ? WqeOpcode.IMMEDIATE_DATA_WITH_SE : WqeOpcode.IMMEDIATE_DATA;
+                out.length = Rdmap.IMMEDIATE_DATA_SIZE;
+                out.data = wr.immediate();
             }
             case FETCH_ADD, COMPARE_SWAP, MASKED_FETCH_ADD, MASKED_COMPARE_SWAP -> {
-                wqe.opcode = WqeOpcode.ATOMIC;
-                wqe.aop = op == WorkRequest.Operation.FETCH_ADD || op == WorkRequest.Operation.MASKED_FETCH_ADD
+                out.opcode = WqeOpcode.ATOMIC;
+                out.aop = op == WorkRequest.Operation.FETCH_ADD || op == WorkRequest.Operation.MASKED_FETCH_ADD
                         ? AtomicOpcode.FETCH_ADD : AtomicOpcode.CMP_SWAP;
-                wqe.length = WorkRequest.ATOMIC_SIZE;
-                wqe.localAddress = l.address();
-                wqe.remoteStag = r.stag();
-                wqe.remoteTo = r.address();
-                wqe.data = wr.data();
-                wqe.mask = wr.mask();
-                wqe.compareData = wr.compare();
-                wqe.compareMask = wr.compareMask();
+                out.length = WorkRequest.ATOMIC_SIZE;
+                out.localAddress = l.address();
+                out.remoteStag = r.stag();
+                out.remoteTo = r.address();
+                out.data = wr.data();
+                out.mask = wr.mask();
+                out.compareData = wr.compare();
+                out.compareMask = wr.compareMask();
             }
             case LOCAL_INVALIDATE -> {
-                wqe.opcode = WqeOpcode.LOCAL_INVALIDATE;
-                wqe.invalidateStag = wr.invalidateStag();
+                out.opcode = WqeOpcode.LOCAL_INVALIDATE;
+                out.invalidateStag = wr.invalidateStag();
             }
             default -> throw new IllegalStateException("unhandled operation " + op);
         }
-        wqe.flags = flags;
-        long length = op == WorkRequest.Operation.SEND_WITH_IMMEDIATE ? 0
-                : op.atomic() ? WorkRequest.ATOMIC_SIZE : l.length();
-        writeSlot(wr.wrId(), op, false, length, wr.invalidateStag());
     }
 
     /** The address the core reads a payload from: the inline copy, or the registered buffer. */
