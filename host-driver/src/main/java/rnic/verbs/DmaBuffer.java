@@ -12,7 +12,6 @@ import rnic.transport.Transport;
  */
 public final class DmaBuffer implements AutoCloseable {
     private final Device device;
-    private final Transport transport;
     private final long address;
     private final int size;
     private final byte[] scratch = new byte[8];
@@ -21,9 +20,12 @@ public final class DmaBuffer implements AutoCloseable {
 
     DmaBuffer(Device device, long address, int size) {
         this.device = device;
-        this.transport = device.transport();
         this.address = address;
         this.size = size;
+    }
+
+    private Transport transport() {
+        return device.transport();
     }
 
     /** The device address of octet 0. */
@@ -55,7 +57,7 @@ public final class DmaBuffer implements AutoCloseable {
 
     public void put(long offset, byte[] src, int srcOffset, int length) {
         check(offset, length);
-        transport.write(address + offset, src, srcOffset, length);
+        transport().write(address + offset, src, srcOffset, length);
     }
 
     public void put(long offset, byte[] src) {
@@ -64,7 +66,7 @@ public final class DmaBuffer implements AutoCloseable {
 
     public void get(long offset, byte[] dst, int dstOffset, int length) {
         check(offset, length);
-        transport.read(address + offset, dst, dstOffset, length);
+        transport().read(address + offset, dst, dstOffset, length);
     }
 
     public byte[] get(long offset, int length) {
@@ -99,7 +101,7 @@ public final class DmaBuffer implements AutoCloseable {
         byte[] chunk = new byte[Math.min(length, 4096)];
         java.util.Arrays.fill(chunk, value);
         for (int done = 0; done < length; done += chunk.length) {
-            transport.write(address + offset + done, chunk, 0, Math.min(chunk.length, length - done));
+            transport().write(address + offset + done, chunk, 0, Math.min(chunk.length, length - done));
         }
     }
 
@@ -113,7 +115,7 @@ public final class DmaBuffer implements AutoCloseable {
             mr.close();
         }
         closed = true;
-        transport.free(address);
+        transport().free(address);
         device.forget(this);
     }
 
