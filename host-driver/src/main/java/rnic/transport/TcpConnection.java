@@ -24,4 +24,11 @@ public interface TcpConnection {
 
     /** Whether the peer closed the connection (or it was reset). */
     boolean closed();
+
+    /**
+     * Closes the connection in both directions (FIN). The driver closes it when the MPA startup fails: a malformed
+     * Request or Reply (E-M4, MPA-28, MPA-34, MPA-35), a startup timeout (MPA-38, MPA-39), or after the Terminate of a
+     * failed RFC 6581 negotiation (E-M5…E-M7). Octets queued by {@link #send} before go out first. Idempotent.
+     */
+    void close();
 }

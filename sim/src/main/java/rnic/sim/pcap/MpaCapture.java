@@ -9,7 +9,7 @@ import rnic.model.ddp.DdpTaggedHeader;
 import rnic.model.ddp.DdpUntaggedHeader;
 import rnic.model.mpa.MpaDirection;
 import rnic.model.mpa.MpaFramer;
-import rnic.model.mpa.MpaStartupFrame;
+import rnic.wire.MpaStartupFrame;
 import rnic.model.mpa.TcpSegment;
 import rnic.wire.Ddp;
 import rnic.wire.DdpQueue;

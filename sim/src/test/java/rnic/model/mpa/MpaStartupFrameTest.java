@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 import rnic.model.Hex;
 import rnic.wire.MpaErrorCode;
+import rnic.wire.MpaStartupFrame;
 
 /**
  * MPA Request/Reply encode and decode against CONFORMANCE §2.4.4, and the E-M4 cases of §3.1.

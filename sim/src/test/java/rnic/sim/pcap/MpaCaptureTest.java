@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import rnic.model.mpa.Mpa;
 import rnic.model.mpa.MpaDeframer;
 import rnic.model.mpa.MpaDirection;
-import rnic.model.mpa.MpaStartupFrame;
+import rnic.wire.MpaStartupFrame;
 import rnic.model.mpa.TcpSegment;
 import rnic.wire.MpaErrorCode;
 

@@ -1,9 +1,8 @@
-package rnic.model.mpa;
+package rnic.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import rnic.wire.MpaErrorCode;
 
 /**
  * MPA Request and Reply frames (RFC 5044 §7.1.1) with the RFC 6581 enhanced connection data (Rev 2, S bit).
@@ -21,7 +20,10 @@ import rnic.wire.MpaErrorCode;
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * </pre>
  *
- * No CRC, no Markers. Decoding enforces CONFORMANCE §3.1 E-M4: wrong Key, unsupported Rev (only 1 and 2 are
+ * Shared by the simulation (capture, models) and the host driver, which runs the exchange
+ * ({@code rnic.driver.MpaConnection}).
+ *
+ * <p>No CRC, no Markers. Decoding enforces CONFORMANCE §3.1 E-M4: wrong Key, unsupported Rev (only 1 and 2 are
  * supported; Rev 0 is RDMAC), PD_Length over 512, a truncated frame, or S=1 without Rev ≥ 2 or without the 4 enhanced
  * octets are {@link MpaErrorCode#INVALID_STARTUP_FRAME}. R in a Request and the Res bits are not checked (MPA-30).
  *

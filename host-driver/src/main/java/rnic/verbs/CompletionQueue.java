@@ -1,0 +1,203 @@
+package rnic.verbs;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import rnic.driver.CompletionRing;
+import rnic.driver.CqeView;
+import rnic.driver.Ring;
+import rnic.wire.Cqe;
+
+/**
+ * A completion queue (verbs {@code ibv_cq}): a ring of completion entries the core writes into host memory, polled
+ * into an array the caller owns without allocating. Entries of the core come first; then the flush completions the
+ * driver makes for the requests of a queue pair that entered ERR. Closing it closes the queue pairs attached to it
+ * first (pyverbs).
+ */
+public final class CompletionQueue implements AutoCloseable {
+    private final Device device;
+    private final int number;
+    private final DmaBuffer memory;
+    private final CompletionRing ring;
+    private final CqeView view = new CqeView();
+    private final ArrayDeque<QueuePair> flushing = new ArrayDeque<>();
+    private final List<QueuePair> attached = new ArrayList<>();
+    private int reserved;
+    private long strays;
+    private boolean closed;
+
+    private CompletionQueue(Device device, int number, DmaBuffer memory, int log2) {
+        this.device = device;
+        this.number = number;
+        this.memory = memory;
+        this.ring = new CompletionRing(device.registers(), number, memory.address(), log2);
+    }
+
+    static CompletionQueue create(Device device, int number, int minEntries) {
+        if (minEntries < 1 || minEntries > 1 << Ring.MAX_LOG2_SLOTS) {
+            throw new IllegalArgumentException("a completion queue holds 1 … " + (1 << Ring.MAX_LOG2_SLOTS)
+                    + " entries, asked for " + minEntries);
+        }
+        int log2 = Ring.log2For(minEntries);
+        DmaBuffer memory = device.allocate((int) Ring.bytes(log2, Cqe.SIZE), 4096);
+        CompletionQueue cq = new CompletionQueue(device, number, memory, log2);
+        cq.ring.program();
+        return cq;
+    }
+
+    /** The CQ number queue pairs report into (QP_SQ_CQ, QP_RQ_CQ). */
+    public int number() {
+        return number;
+    }
+
+    /** Entries the ring holds. */
+    public int capacity() {
+        return ring.slots();
+    }
+
+    /** Entries reserved by the queues attached so far (their depths plus one error entry per queue pair). */
+    public int reserved() {
+        return reserved;
+    }
+
+    public Device device() {
+        return device;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Entries of the core for queue pairs that no longer exist or work requests already flushed (a diagnostic). */
+    public long strayEntries() {
+        return strays;
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new ResourceClosedException("completion queue " + number + " is closed");
+        }
+    }
+
+    void reserve(QueuePair qp, int entries) {
+        if (reserved + entries > capacity()) {
+            throw new CompletionQueueOverflowException("completion queue " + number + " holds " + capacity()
+                    + " entries, " + reserved + " reserved; QP " + qp.number() + " needs " + entries
+                    + " more: create a larger completion queue or smaller queues");
+        }
+        reserved += entries;
+        if (!attached.contains(qp)) {
+            attached.add(qp);
+        }
+    }
+
+    void release(QueuePair qp, int entries) {
+        reserved -= entries;
+        attached.remove(qp);
+        flushing.remove(qp);
+    }
+
+    void cancelFlush(QueuePair qp) {
+        flushing.remove(qp);
+    }
+
+    void flush(QueuePair qp) {
+        if (!flushing.contains(qp)) {
+            flushing.add(qp);
+        }
+    }
+
+    /** Polls into {@code out}; returns how many completions were written (0 when none is ready). */
+    public int poll(Completion[] out) {
+        return poll(out, 0, out.length);
+    }
+
+    /** Polls at most {@code max} completions into {@code out[offset …]}; null slots get a new Completion once. */
+    public int poll(Completion[] out, int offset, int max) {
+        ensureOpen();
+        if (offset < 0 || max < 0 || offset + max > out.length) {
+            throw new IndexOutOfBoundsException("offset " + offset + ", max " + max + ", array of " + out.length);
+        }
+        int n = 0;
+        while (n < max && ring.next(view)) {
+            QueuePair qp = device.queuePair(view.qp);
+            Completion c = slot(out, offset + n);
+            if (qp != null && qp.complete(view, c, this)) {
+                n++;
+            } else if (qp == null) {
+                strays++;
+            }
+        }
+        ring.release();
+        while (n < max && !flushing.isEmpty()) {
+            QueuePair qp = flushing.peek();
+            if (qp.nextFlush(this, slot(out, offset + n))) {
+                n++;
+            } else {
+                flushing.poll();
+            }
+        }
+        return n;
+    }
+
+    void stray() {
+        strays++;
+    }
+
+    private static Completion slot(Completion[] out, int i) {
+        Completion c = out[i];
+        if (c == null) {
+            c = new Completion();
+            out[i] = c;
+        }
+        return c;
+    }
+
+    /**
+     * Polls until at least one completion arrived or {@code timeoutCycles} device cycles passed, letting the device run
+     * ({@code transport.advance()}) between polls.
+     *
+     * @return completions written into {@code out} (0 after a timeout)
+     */
+    public int await(Completion[] out, long timeoutCycles) {
+        return awaitCount(out, 1, timeoutCycles);
+    }
+
+    /**
+     * Polls until {@code count} completions were written into {@code out[0 …]} or {@code timeoutCycles} device cycles
+     * passed.
+     *
+     * @return completions written (fewer than {@code count} after a timeout)
+     */
+    public int awaitCount(Completion[] out, int count, long timeoutCycles) {
+        if (count < 1 || count > out.length) {
+            throw new IllegalArgumentException("count " + count + " for an array of " + out.length);
+        }
+        long start = device.cycles();
+        int n = poll(out, 0, count);
+        while (n < count && device.cycles() - start <= timeoutCycles) {
+            device.transport().advance();
+            n += poll(out, n, count - n);
+        }
+        return n;
+    }
+
+    /** Closes the attached queue pairs, then returns the ring memory. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        for (QueuePair qp : List.copyOf(attached)) {
+            qp.close();
+        }
+        closed = true;
+        memory.close();
+        device.forget(this);
+    }
+
+    @Override
+    public String toString() {
+        return "CQ[" + number + ", " + capacity() + " entries" + (closed ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,1100 @@
+package rnic.verbs;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import rnic.driver.CqeView;
+import rnic.driver.MpaConnection;
+import rnic.driver.MpaFailure;
+import rnic.driver.MpaNegotiation;
+import rnic.driver.MpaSettings;
+import rnic.driver.QpContext;
+import rnic.driver.RecvWqe;
+import rnic.driver.Ring;
+import rnic.driver.SendWqe;
+import rnic.transport.TcpConnection;
+import rnic.transport.Transport;
+import rnic.wire.AtomicOpcode;
+import rnic.wire.CqeKind;
+import rnic.wire.MpaErrorCode;
+import rnic.wire.QpState;
+import rnic.wire.Rdmap;
+import rnic.wire.RdmapOpcode;
+import rnic.wire.RqWqe;
+import rnic.wire.SqWqe;
+import rnic.wire.WqeOpcode;
+
+/**
+ * A queue pair (verbs {@code ibv_qp}): a send and a receive ring in host memory, one TCP connection (connection index
+ * = QP number), and the QP state of the core (IB names, iWARP meanings: {@link QpState}).
+ *
+ * <p><b>Life cycle.</b> Created in INIT (rings, PD and CQs programmed in RESET, taken at RESET→INIT), so receives may
+ * be posted before the connection exists. {@link #connect} (Initiator) or {@link #listen}/{@link #accept} (Responder)
+ * run the MPA startup over the TCP stream, program QP_IRD/QP_ORD/QP_MPA/QP_EMSS/QP_RX_SEQ_START, move INIT→RTR, post
+ * the RFC 6581 RTR message if one was negotiated, hand the stream to the core at the octet after the startup frames
+ * ({@link TcpConnection#handOver()}), and move RTR→RTS. Afterwards {@link #modify} drives the host's transitions
+ * (RTS⇄SQD, SQE→RTS, any→ERR, any→RESET, RESET→INIT), checked with {@link QpState#hostMayMoveTo}.
+ *
+ * <p><b>Errors.</b> A Terminate sent or received or an MPA error puts the QP into ERR in the core; the driver sees it
+ * from the completion entry (reported as a {@link CompletionOpcode#QP_ERROR} completion with the mapped status) or
+ * from QP_STATE ({@link #state()}), and then flushes: every work request not completed by the core (from QP_SQ_CONS /
+ * QP_RQ_CONS up to the producer index) gets a {@link CompletionStatus#FLUSH_ERROR} completion, signaled or not.
+ *
+ * <p><b>Posting.</b> Every check runs before anything is written: state (sends in RTS or SQD, receives from INIT to
+ * SQE), local buffers against their memory regions (the core does not check local accesses), ORD for Reads and
+ * Atomics, queue depth (refreshed from QP_SQ_CONS / QP_RQ_CONS when it looks full). A list is posted all or nothing,
+ * with one doorbell. The core sees the slot index as the work request id; the driver keeps the 64-bit id per slot
+ * until the slot's completion was polled.
+ *
+ * <p>Closing moves the QP to RESET, deregisters the memory regions bound to it and returns its rings.
+ */
+public final class QueuePair implements AutoCloseable {
+
+    /**
+     * How to create a queue pair.
+     *
+     * @param sendCq        completion queue of the send queue (also gets the QP's error entry)
+     * @param recvCq        completion queue of the receive queue (may be the same)
+     * @param sqDepth       send work requests outstanding at most (rounded up to a power of two; a Write with
+     *                      Immediate takes two)
+     * @param rqDepth       receive work requests posted at most (rounded up to a power of two)
+     * @param maxInlineData largest inline payload
+     * @param number        the QP number (= TCP connection index) wanted, or -1 for the first free one
+     */
+    public record Config(CompletionQueue sendCq, CompletionQueue recvCq, int sqDepth, int rqDepth, int maxInlineData,
+            int number) {
+
+        public Config {
+            if (sendCq == null || recvCq == null) {
+                throw new IllegalArgumentException("both completion queues are needed");
+            }
+            int max = 1 << Ring.MAX_LOG2_SLOTS;
+            if (sqDepth < 1 || sqDepth > max || rqDepth < 1 || rqDepth > max) {
+                throw new IllegalArgumentException("queue depths are 1 … " + max + ": " + sqDepth + ", " + rqDepth);
+            }
+            if (maxInlineData < 0 || maxInlineData > 4096) {
+                throw new IllegalArgumentException("inline data is 0 … 4096 octets, got " + maxInlineData);
+            }
+            if (number < -1 || number > 255) {
+                throw new IllegalArgumentException("QP number is -1 (any) or 0 … 255, got " + number);
+            }
+        }
+
+        /** 32 sends, 32 receives, 64 octets inline, any QP number. */
+        public static Config of(CompletionQueue sendCq, CompletionQueue recvCq) {
+            return new Config(sendCq, recvCq, 32, 32, 64, -1);
+        }
+
+        public Config withDepths(int sq, int rq) {
+            return new Config(sendCq, recvCq, sq, rq, maxInlineData, number);
+        }
+
+        public Config withMaxInlineData(int octets) {
+            return new Config(sendCq, recvCq, sqDepth, rqDepth, octets, number);
+        }
+
+        public Config withNumber(int qp) {
+            return new Config(sendCq, recvCq, sqDepth, rqDepth, maxInlineData, qp);
+        }
+    }
+
+    private final Device device;
+    private final Transport transport;
+    private final ProtectionDomain pd;
+    private final CompletionQueue sendCq;
+    private final CompletionQueue recvCq;
+    private final int number;
+    private final QpContext ctx;
+    private final DmaBuffer sqMemory;
+    private final DmaBuffer rqMemory;
+    private final DmaBuffer inlineMemory;
+    private final Ring sq;
+    private final Ring rq;
+    private final int maxInline;
+    private final int sendReserve;
+    private final int recvReserve;
+
+    private QpState state = QpState.RESET;
+    private boolean closed;
+    private boolean errorHandled;
+    private Completion lastError;
+    private Connection connection;
+    private int ird;
+    private int ord;
+
+    // send queue: free-running indices; tail ≤ done ≤ prod; slots in [tail, prod) are in use
+    private int sqProd;
+    private int sqTail;
+    private int sqDone;
+    private int sqFlushNext;
+    private int sqFlushEnd;
+    private final long[] sqWrId;
+    private final WorkRequest.Operation[] sqOp;
+    private final boolean[] sqHidden;
+    private final boolean[] sqAwait;
+    private final long[] sqLength;
+    private final int[] sqStag;
+
+    // receive queue
+    private int rqProd;
+    private int rqTail;
+    private int rqDone;
+    private int rqFlushNext;
+    private int rqFlushEnd;
+    private final long[] rqWrId;
+    private final boolean[] rqHidden;
+    private final boolean[] rqAwait;
+
+    private final SendWqe wqe = new SendWqe();
+    private final byte[] sqSlot = new byte[SqWqe.SIZE];
+    private final byte[] rqSlot = new byte[RqWqe.SIZE];
+    private final byte[] inlineScratch;
+
+    private QueuePair(ProtectionDomain pd, Config cfg, int sqLog2, int rqLog2) {
+        this.device = pd.device();
+        this.transport = device.transport();
+        this.pd = pd;
+        this.sendCq = cfg.sendCq();
+        this.recvCq = cfg.recvCq();
+        this.maxInline = cfg.maxInlineData();
+        int sqSlots = 1 << sqLog2;
+        int rqSlots = 1 << rqLog2;
+        this.sendReserve = sqSlots + 1;
+        this.recvReserve = rqSlots;
+        this.number = device.allocateQueuePair(cfg.number(), this);
+        this.ctx = new QpContext(device.registers(), number);
+        DmaBuffer s = null;
+        DmaBuffer r = null;
+        DmaBuffer i = null;
+        try {
+            s = device.allocate((int) Ring.bytes(sqLog2, SqWqe.SIZE), 4096);
+            r = device.allocate((int) Ring.bytes(rqLog2, RqWqe.SIZE), 4096);
+            i = device.allocate(Math.max(64, sqSlots * maxInline), 64);
+        } catch (RuntimeException e) {
+            for (DmaBuffer b : new DmaBuffer[] {s, r, i}) {
+                if (b != null) {
+                    b.close();
+                }
+            }
+            device.releaseQueuePair(number, this);
+            throw e;
+        }
+        this.sqMemory = s;
+        this.rqMemory = r;
+        this.inlineMemory = i;
+        this.sq = new Ring(transport, s.address(), sqLog2, SqWqe.SIZE);
+        this.rq = new Ring(transport, r.address(), rqLog2, RqWqe.SIZE);
+        this.inlineScratch = new byte[Math.max(1, maxInline)];
+        sqWrId = new long[sqSlots];
+        sqOp = new WorkRequest.Operation[sqSlots];
+        sqHidden = new boolean[sqSlots];
+        sqAwait = new boolean[sqSlots];
+        sqLength = new long[sqSlots];
+        sqStag = new int[sqSlots];
+        rqWrId = new long[rqSlots];
+        rqHidden = new boolean[rqSlots];
+        rqAwait = new boolean[rqSlots];
+    }
+
+    static QueuePair create(ProtectionDomain pd, Config cfg) {
+        Device device = pd.device();
+        for (CompletionQueue cq : new CompletionQueue[] {cfg.sendCq(), cfg.recvCq()}) {
+            cq.ensureOpen();
+            if (cq.device() != device) {
+                throw new IllegalArgumentException(cq + " belongs to another device");
+            }
+        }
+        int sqLog2 = Ring.log2For(cfg.sqDepth());
+        int rqLog2 = Ring.log2For(cfg.rqDepth());
+        int sendNeed = (1 << sqLog2) + 1;
+        int recvNeed = 1 << rqLog2;
+        if (cfg.sendCq() == cfg.recvCq()) {
+            checkRoom(cfg.sendCq(), sendNeed + recvNeed);
+        } else {
+            checkRoom(cfg.sendCq(), sendNeed);
+            checkRoom(cfg.recvCq(), recvNeed);
+        }
+        QueuePair qp = new QueuePair(pd, cfg, sqLog2, rqLog2);
+        qp.sendCq.reserve(qp, qp.sendReserve);
+        qp.recvCq.reserve(qp, qp.recvReserve);
+        try {
+            qp.ctx.moveTo(QpState.RESET);
+            qp.configureAndInit();
+        } catch (RuntimeException e) {
+            qp.close();
+            throw e;
+        }
+        return qp;
+    }
+
+    private static void checkRoom(CompletionQueue cq, int need) {
+        if (cq.reserved() + need > cq.capacity()) {
+            throw new CompletionQueueOverflowException("completion queue " + cq.number() + " holds " + cq.capacity()
+                    + " entries with " + cq.reserved() + " reserved; the new queue pair needs " + need
+                    + " more (queue depths + 1 error entry): create a larger completion queue or smaller queues");
+        }
+    }
+
+    private void configureAndInit() {
+        ctx.configure(pd.number(), sq, rq, sendCq.number(), recvCq.number());
+        ctx.irdOrd(0, 0);
+        moveOrFail(QpState.INIT);
+    }
+
+    // ---- Accessors -------------------------------------------------------------------------------------------------
+
+    /** The QP number, which is also the index of its TCP connection. */
+    public int number() {
+        return number;
+    }
+
+    public ProtectionDomain protectionDomain() {
+        return pd;
+    }
+
+    public CompletionQueue sendCompletionQueue() {
+        return sendCq;
+    }
+
+    public CompletionQueue recvCompletionQueue() {
+        return recvCq;
+    }
+
+    /** Send queue slots (a power of two ≥ the depth asked for). */
+    public int sendQueueDepth() {
+        return sq.slots();
+    }
+
+    public int recvQueueDepth() {
+        return rq.slots();
+    }
+
+    /** Send queue slots free as far as the driver knows (without reading QP_SQ_CONS). */
+    public int sendQueueFree() {
+        return sq.slots() - (sqProd - sqTail);
+    }
+
+    public int recvQueueFree() {
+        return rq.slots() - (rqProd - rqTail);
+    }
+
+    public int maxInlineData() {
+        return maxInline;
+    }
+
+    /** What the connection setup agreed, or null before it. */
+    public Connection connection() {
+        return connection;
+    }
+
+    /** The state the driver last saw (no register read). */
+    public QpState cachedState() {
+        return state;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * The completion that reported the QP's failure (a copy), or one made from QP_ERROR when the failure was seen
+     * only in QP_STATE; null while the QP has not failed.
+     */
+    public Completion error() {
+        if (lastError == null && state == QpState.ERR && !closed) {
+            int raw = ctx.error();
+            CqeKind kind = kindOf(QpContext.errorKind(raw));
+            Completion c = new Completion();
+            int status = QpContext.errorStatus(raw);
+            c.reset(Completion.NO_WR_ID, kind == null ? CompletionStatus.LOCAL_QP_OPERATION_ERROR
+                    : CompletionStatus.of(kind, status, 0), CompletionOpcode.QP_ERROR, number);
+            c.raw(kind, status, 0);
+            return c;
+        }
+        if (lastError == null) {
+            return null;
+        }
+        Completion c = new Completion();
+        c.copyFrom(lastError);
+        return c;
+    }
+
+    private static CqeKind kindOf(int code) {
+        for (CqeKind k : CqeKind.values()) {
+            if (k.code() == code) {
+                return k;
+            }
+        }
+        return null;
+    }
+
+    void ensureOpen() {
+        if (closed) {
+            throw new ResourceClosedException("QP " + number + " is closed");
+        }
+        pd.ensureOpen();
+    }
+
+    // ---- State -------------------------------------------------------------------------------------------------------
+
+    /** Reads QP_STATE; a QP the core moved to ERR is flushed from here on. */
+    public QpState state() {
+        ensureOpen();
+        QpState s = ctx.state();
+        observe(s);
+        return s;
+    }
+
+    private void observe(QpState s) {
+        if (s == QpState.ERR) {
+            enterError();
+        } else {
+            state = s;
+        }
+    }
+
+    /**
+     * Requests a host transition: RTS⇄SQD, SQE→RTS, any→ERR (flushes), any→RESET (rings back to empty; completions
+     * not polled yet are dropped), RESET→INIT (rings programmed again). INIT→RTR→RTS belong to {@link #connect} and
+     * {@link #accept}, which program the connection and hand the stream over at the exact octet.
+     *
+     * @throws WrongStateException when {@link QpState#hostMayMoveTo} forbids it, or for INIT→RTR / RTR→RTS
+     * @throws DeviceException     when the core does not follow
+     */
+    public void modify(QpState target) {
+        QpState now = state();
+        if (now == target) {
+            return;
+        }
+        if (!now.hostMayMoveTo(target)) {
+            throw new WrongStateException(now, "QP " + number + ": " + now + " → " + target + " is not a host "
+                    + "transition (RESET→INIT→RTR→RTS, RTS⇄SQD, SQE→RTS, any→ERR, any→RESET)");
+        }
+        if (target == QpState.RTR || target == QpState.RTS && now == QpState.RTR) {
+            throw new WrongStateException(now, "QP " + number + ": INIT→RTR→RTS is done by connect() or accept(), "
+                    + "which program the MPA settings and hand the TCP stream over at the exact octet");
+        }
+        switch (target) {
+            case RESET -> {
+                moveOrFail(QpState.RESET);
+                clearSoftware();
+            }
+            case INIT -> configureAndInit();
+            case ERR -> {
+                ctx.moveTo(QpState.ERR);
+                enterError();
+            }
+            default -> moveOrFail(target);
+        }
+    }
+
+    /** Moves the QP to ERR (flushing its requests) and closes its TCP connection. */
+    public void disconnect() {
+        modify(QpState.ERR);
+        transport.connection(number).close();
+    }
+
+    private void moveOrFail(QpState target) {
+        QpState s = ctx.moveTo(target);
+        if (s == target) {
+            if (s == QpState.ERR) {
+                enterError();
+            } else {
+                state = s;
+            }
+            return;
+        }
+        observe(s);
+        throw new DeviceException("QP " + number + " did not move to " + target + ": QP_STATE reads " + s);
+    }
+
+    private void clearSoftware() {
+        sendCq.cancelFlush(this);
+        recvCq.cancelFlush(this);
+        sqProd = sqTail = sqDone = sqFlushNext = sqFlushEnd = 0;
+        rqProd = rqTail = rqDone = rqFlushNext = rqFlushEnd = 0;
+        java.util.Arrays.fill(sqAwait, false);
+        java.util.Arrays.fill(sqHidden, false);
+        java.util.Arrays.fill(rqAwait, false);
+        java.util.Arrays.fill(rqHidden, false);
+        errorHandled = false;
+        lastError = null;
+        connection = null;
+        ird = 0;
+        ord = 0;
+        state = QpState.RESET;
+    }
+
+    /** The QP is in ERR: nothing more completes in the core; every request not completed is flushed. */
+    private void enterError() {
+        state = QpState.ERR;
+        if (errorHandled) {
+            return;
+        }
+        errorHandled = true;
+        // QP_SQ_CONS / QP_RQ_CONS are final once QP_STATE shows ERR
+        for (int i = 0; i < QpContext.MAX_STATE_POLLS && ctx.state() != QpState.ERR; i++) {
+            transport.advance();
+        }
+        sqDone = hardwareIndex(ctx.sqCons(), sqTail, sqDone, sqProd);
+        rqDone = hardwareIndex(ctx.rqCons(), rqTail, rqDone, rqProd);
+        sqFlushNext = sqDone;
+        sqFlushEnd = sqProd;
+        rqFlushNext = rqDone;
+        rqFlushEnd = rqProd;
+        if (sqFlushNext != sqFlushEnd) {
+            sendCq.flush(this);
+        }
+        if (rqFlushNext != rqFlushEnd) {
+            recvCq.flush(this);
+        }
+    }
+
+    /** A 16-bit consumer register value as a free-running index in [done, prod]. */
+    static int hardwareIndex(int reg, int tail, int done, int prod) {
+        int index = tail + ((reg - tail) & 0xFFFF);
+        if (index - prod > 0) {
+            index = prod;
+        }
+        return index - done < 0 ? done : index;
+    }
+
+    // ---- Connection setup -------------------------------------------------------------------------------------------
+
+    /**
+     * Initiator: runs the MPA exchange over TCP connection {@link #number()}, then programs the QP and moves it to
+     * RTS (see the class comment). Returns what was agreed, including the Responder's private data.
+     *
+     * @throws ConnectionRejectedException the Responder answered R=1 (TCP open, QP still INIT)
+     * @throws ConnectionTimeoutException  no Reply within {@link ConnectParams#timeoutCycles()} (TCP closed)
+     * @throws ConnectionException         an invalid Reply (E-M4, TCP closed) or a failed RFC 6581 negotiation
+     *                                     (Terminate 2/0/6 or 2/0/7 sent, TCP closed)
+     * @throws WrongStateException         the QP is not in INIT
+     */
+    public Connection connect(ConnectParams params) {
+        requireInit("connect");
+        MpaConnection mpa = new MpaConnection(transport.connection(number), transport::cycles, transport::advance);
+        MpaNegotiation.Outcome o;
+        try {
+            o = mpa.initiate(params.offer(true), params.timeoutCycles());
+        } catch (MpaFailure f) {
+            throw toException(f);
+        }
+        return fullOperation(mpa, o, params, true);
+    }
+
+    /**
+     * Responder: waits for the Initiator's MPA Request on TCP connection {@link #number()} and validates it; the
+     * application then accepts or rejects it.
+     *
+     * @throws ConnectionTimeoutException no Request within {@link ConnectParams#timeoutCycles()} (MPA-38; TCP closed)
+     * @throws ConnectionException        an invalid Request (E-M4; TCP closed) or TCP closed by the peer
+     */
+    public ConnectionRequest listen(ConnectParams params) {
+        requireInit("listen");
+        MpaConnection mpa = new MpaConnection(transport.connection(number), transport::cycles, transport::advance);
+        try {
+            return new ConnectionRequest(this, mpa, mpa.awaitRequest(params.timeoutCycles()));
+        } catch (MpaFailure f) {
+            throw toException(f);
+        }
+    }
+
+    /** Responder: {@link #listen} and accept whatever Request arrives. */
+    public Connection accept(ConnectParams params) {
+        return listen(params).accept(params);
+    }
+
+    Connection acceptRequest(ConnectionRequest request, ConnectParams params) {
+        requireInit("accept");
+        request.answered();
+        // a zero-length Send RTR consumes the first receive buffer: acceptable only while the driver's own is first
+        boolean sendRtrPossible = rqProd == rqTail;
+        MpaNegotiation.Outcome o;
+        try {
+            o = request.mpa().accept(request.frame(), params.offer(sendRtrPossible));
+        } catch (MpaFailure f) {
+            throw toException(f);
+        }
+        if (o.rtrForms().equals(Set.of(WqeOpcode.SEND))) {
+            postHiddenReceive();
+        }
+        return fullOperation(request.mpa(), o, params, false);
+    }
+
+    void rejectRequest(ConnectionRequest request, ConnectParams params) {
+        requireInit("reject");
+        request.answered();
+        request.mpa().reject(request.frame(), params.offer(false));
+    }
+
+    private void requireInit(String what) {
+        QpState s = state();
+        if (s != QpState.INIT) {
+            throw new WrongStateException(s, "QP " + number + " must be in INIT to " + what + ", it is in " + s);
+        }
+    }
+
+    /**
+     * Programs the negotiated settings, INIT→RTR, the RTR message (Initiator), the hand-over of the stream at the
+     * octet after the startup frames (MPA-26), RTR→RTS.
+     */
+    private Connection fullOperation(MpaConnection mpa, MpaNegotiation.Outcome o, ConnectParams params,
+            boolean initiator) {
+        TcpConnection tcp = mpa.tcp();
+        long rxSeqStart = tcp.receiveSequence();
+        long txSeqStart = tcp.sendSequence();
+        ctx.program(new MpaSettings(o.txMarkers(), o.rxMarkers(), o.crc(), !initiator, o.ird(), o.ord(),
+                params.emss(), rxSeqStart));
+        QpState s = ctx.moveTo(QpState.RTR);
+        if (s != QpState.RTR) {
+            boolean enhanced = o.peerIrd() >= 0;
+            if (enhanced && initiator) {
+                mpa.terminate(MpaErrorCode.ENHANCED_SETUP_FAILURE, o.txMarkers());
+            } else {
+                tcp.close();
+            }
+            observe(s);
+            throw new ConnectionException(enhanced ? MpaErrorCode.ENHANCED_SETUP_FAILURE : null, "QP " + number
+                    + " did not enter RTR (QP_STATE reads " + s + ")"
+                    + (enhanced && initiator ? "; Terminate 2/0/5 sent" : "") + ", TCP closed");
+        }
+        state = QpState.RTR;
+        ird = o.ird();
+        ord = o.ord();
+        if (initiator && o.rtr() != null) {
+            postRtr(o.rtr());
+        }
+        tcp.handOver();
+        moveOrFail(QpState.RTS);
+        EnumSet<RtrForm> forms = EnumSet.noneOf(RtrForm.class);
+        for (WqeOpcode op : o.rtrForms()) {
+            forms.add(RtrForm.of(op));
+        }
+        connection = new Connection(initiator, o.peerRev(), o.peerIrd() >= 0, o.txMarkers(), o.rxMarkers(), o.crc(),
+                o.ird(), o.ord(), o.peerIrd(), o.peerOrd(), o.peerToPeer(), forms, o.peerPrivateData(), txSeqStart,
+                rxSeqStart, ctx.mulpdu());
+        return connection;
+    }
+
+    private static ConnectionException toException(MpaFailure f) {
+        return switch (f.kind()) {
+            case TIMEOUT -> new ConnectionTimeoutException(f.getMessage());
+            case REJECTED -> {
+                var reply = f.peerFrame();
+                var e = reply.enhanced();
+                yield new ConnectionRejectedException(f.getMessage(), reply.privateData(), reply.rev(),
+                        e == null ? -1 : e.ird(), e == null ? -1 : e.ord());
+            }
+            default -> new ConnectionException(f.code(), f.getMessage());
+        };
+    }
+
+    /** The Initiator's RTR: a zero-length message of the negotiated form as the first FPDU (MPA-50). */
+    private void postRtr(WqeOpcode op) {
+        wqe.clear();
+        wqe.opcode = op;
+        writeSlot(0, null, true, 0, 0);
+        ctx.sqDoorbell(sqProd);
+    }
+
+    /** The Responder's receive buffer for a zero-length Send RTR, consumed before any of the application's. */
+    private void postHiddenReceive() {
+        RecvWqe.encode(rqSlot, inlineMemory.address(), 0);
+        int s = rq.slot(rqProd);
+        rq.write(rqProd, rqSlot);
+        rqWrId[s] = 0;
+        rqHidden[s] = true;
+        rqAwait[s] = true;
+        rqProd++;
+        ctx.rqDoorbell(rqProd);
+    }
+
+    // ---- Posting -------------------------------------------------------------------------------------------------
+
+    /** Posts one send work request. */
+    public void postSend(WorkRequest wr) {
+        checkSend(wr);
+        ensureSendRoom(wr.operation().slots());
+        writeSend(wr);
+        ctx.sqDoorbell(sqProd);
+    }
+
+    /** Posts work requests in order, all or none, with one doorbell. */
+    public void postSend(List<WorkRequest> wrs) {
+        int slots = 0;
+        for (WorkRequest wr : wrs) {
+            checkSend(wr);
+            slots += wr.operation().slots();
+        }
+        ensureSendRoom(slots);
+        for (WorkRequest wr : wrs) {
+            writeSend(wr);
+        }
+        ctx.sqDoorbell(sqProd);
+    }
+
+    /** Posts one receive buffer. */
+    public void postRecv(RecvRequest rr) {
+        checkRecv(rr);
+        ensureRecvRoom(1);
+        writeRecv(rr);
+        ctx.rqDoorbell(rqProd);
+    }
+
+    /** Posts receive buffers in order, all or none, with one doorbell. */
+    public void postRecv(List<RecvRequest> rrs) {
+        for (RecvRequest rr : rrs) {
+            checkRecv(rr);
+        }
+        ensureRecvRoom(rrs.size());
+        for (RecvRequest rr : rrs) {
+            writeRecv(rr);
+        }
+        ctx.rqDoorbell(rqProd);
+    }
+
+    private void checkSend(WorkRequest wr) {
+        ensureOpen();
+        if (wr == null) {
+            throw new IllegalArgumentException("work request is null");
+        }
+        if (state != QpState.RTS && state != QpState.SQD) {
+            throw new WrongStateException(state, "QP " + number + " is in " + state
+                    + ": send work requests are posted in RTS (or SQD)");
+        }
+        WorkRequest.Operation op = wr.operation();
+        Sge l = wr.local();
+        if ((op == WorkRequest.Operation.RDMA_READ || op.atomic()) && ord == 0) {
+            throw new InvalidRequestException("QP " + number + " has ORD 0: the connection allows no outstanding "
+                    + "RDMA Read or Atomic (set ConnectParams.withIrdOrd)");
+        }
+        if (op.carriesPayload()) {
+            if (wr.inline()) {
+                if (l.length() > maxInline) {
+                    throw new InvalidRequestException("inline payload of " + l.length() + " octets, QP " + number
+                            + " takes at most " + maxInline + " (QueuePair.Config.withMaxInlineData)");
+                }
+                if (l.region() != null) {
+                    checkRegion(l, false, false, false);
+                } else if (l.buffer() != null) {
+                    l.buffer().check(l.offset(), l.length());
+                }
+            } else if (l.length() > 0) {
+                if (l.region() == null) {
+                    throw new LocalProtectionException(LocalProtectionException.Reason.NOT_REGISTERED,
+                            op + ": " + l + " is not registered (register it, or post the request withInline())");
+                }
+                checkRegion(l, false, false, false);
+            }
+        } else if (op == WorkRequest.Operation.RDMA_READ) {
+            if (l.length() > 0) {
+                checkRegion(l, true, true, true);
+            }
+        } else if (op.atomic()) {
+            checkRegion(l, true, false, false);
+        }
+    }
+
+    private void checkRecv(RecvRequest rr) {
+        ensureOpen();
+        if (rr == null) {
+            throw new IllegalArgumentException("receive request is null");
+        }
+        if (state == QpState.RESET || state == QpState.ERR) {
+            throw new WrongStateException(state, "QP " + number + " is in " + state
+                    + ": receive buffers are posted from INIT on, and not in ERR");
+        }
+        if (rr.buffer().length() > 0) {
+            checkRegion(rr.buffer(), true, false, false);
+        }
+    }
+
+    private void checkRegion(Sge l, boolean localWrite, boolean remoteWrite, boolean placedThroughStag) {
+        MemoryRegion mr = l.region();
+        LocalProtectionException.Reason reason = null;
+        String why = null;
+        if (mr.isClosed()) {
+            reason = LocalProtectionException.Reason.NOT_REGISTERED;
+            why = "was deregistered";
+        } else if (mr.protectionDomain().device() != device) {
+            reason = LocalProtectionException.Reason.WRONG_DEVICE;
+            why = "belongs to another device";
+        } else if (mr.protectionDomain() != pd) {
+            reason = LocalProtectionException.Reason.WRONG_PD;
+            why = "belongs to protection domain " + mr.protectionDomain().number() + ", QP " + number + " to "
+                    + pd.number();
+        } else if (placedThroughStag && mr.boundTo() != null && mr.boundTo() != this) {
+            reason = LocalProtectionException.Reason.WRONG_PD;
+            why = "is bound to QP " + mr.boundTo().number() + ", so the Read Response on QP " + number
+                    + " could not be placed (E-D5)";
+        } else if (!mr.isValid()) {
+            reason = LocalProtectionException.Reason.INVALIDATED;
+            why = "was invalidated (register it again)";
+        } else if (l.offset() + l.length() > mr.length()) {
+            reason = LocalProtectionException.Reason.OUT_OF_RANGE;
+            why = "holds " + mr.length() + " octets, the request needs " + l.offset() + " … "
+                    + (l.offset() + l.length());
+        } else if (localWrite && !mr.access().contains(Access.LOCAL_WRITE)) {
+            reason = LocalProtectionException.Reason.MISSING_ACCESS;
+            why = "lacks LOCAL_WRITE (the device writes this buffer)";
+        } else if (remoteWrite && !mr.access().contains(Access.REMOTE_WRITE)) {
+            reason = LocalProtectionException.Reason.MISSING_ACCESS;
+            why = "lacks REMOTE_WRITE (an RDMA Read sink is placed through its STag, RFC 5040 §4.5)";
+        }
+        if (reason != null) {
+            throw new LocalProtectionException(reason, "QP " + number + ": " + mr + " " + why);
+        }
+    }
+
+    private void ensureSendRoom(int slots) {
+        if (sendQueueFree() < slots) {
+            sqDone = hardwareIndex(ctx.sqCons(), sqTail, sqDone, sqProd);
+            advanceSqTail();
+        }
+        if (sendQueueFree() < slots) {
+            throw new QueueFullException("send queue of QP " + number + " is full: " + (sqProd - sqTail) + " of "
+                    + sq.slots() + " slots in use, " + slots + " needed; poll its completions (a signaled request's "
+                    + "slot is free once its completion was polled)");
+        }
+    }
+
+    private void ensureRecvRoom(int n) {
+        if (recvQueueFree() < n) {
+            rqDone = hardwareIndex(ctx.rqCons(), rqTail, rqDone, rqProd);
+            advanceRqTail();
+        }
+        if (recvQueueFree() < n) {
+            throw new QueueFullException("receive queue of QP " + number + " is full: " + (rqProd - rqTail) + " of "
+                    + rq.slots() + " slots in use, " + n + " needed; poll its completions");
+        }
+    }
+
+    private void writeSend(WorkRequest wr) {
+        WorkRequest.Operation op = wr.operation();
+        long source = op.carriesPayload() ? source(wr) : 0;
+        long length = op == WorkRequest.Operation.SEND_WITH_IMMEDIATE ? 0
+                : op.atomic() ? WorkRequest.ATOMIC_SIZE : wr.local().length();
+        encodeWqe(wr, 0, source, wqe);
+        if (op == WorkRequest.Operation.RDMA_WRITE_WITH_IMMEDIATE) {
+            // the Write's slot reports nothing; the Immediate Data's slot reports the work request
+            writeSlot(wr.wrId(), op, true, length, 0);
+            encodeWqe(wr, 1, source, wqe);
+        }
+        writeSlot(wr.wrId(), op, false, length, wr.invalidateStag());
+    }
+
+    /**
+     * Fills {@code out} with send queue element {@code part} of {@code wr}: part 0, and for an RDMA Write with
+     * Immediate part 1, its Immediate Data message. {@code source} is the payload's address (the inline copy or the
+     * registered buffer). The Write of a Write with Immediate carries only the fence, the Immediate Data only the
+     * signaled flag, so the pair reports one completion and starts as one request would.
+     */
+    static void encodeWqe(WorkRequest wr, int part, long source, SendWqe out) {
+        WorkRequest.Operation op = wr.operation();
+        int flags = (wr.signaled() ? SqWqe.FLAG_SIGNALED : 0) | (wr.fence() ? SqWqe.FLAG_FENCE : 0);
+        Sge l = wr.local();
+        RemoteBuffer r = wr.remote();
+        out.clear();
+        out.flags = flags;
+        switch (op) {
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMMEDIATE -> {
+                if (part == 1) {
+                    out.opcode = wr.solicitedEvent() ? WqeOpcode.IMMEDIATE_DATA_WITH_SE : WqeOpcode.IMMEDIATE_DATA;
+                    out.length = Rdmap.IMMEDIATE_DATA_SIZE;
+                    out.data = wr.immediate();
+                    out.flags = flags & SqWqe.FLAG_SIGNALED;
+                    return;
+                }
+                out.opcode = WqeOpcode.RDMA_WRITE;
+                out.length = l.length();
+                out.localAddress = source;
+                out.remoteStag = r.stag();
+                out.remoteTo = r.address();
+                if (op == WorkRequest.Operation.RDMA_WRITE_WITH_IMMEDIATE) {
+                    out.flags = flags & SqWqe.FLAG_FENCE;
+                }
+            }
+            case RDMA_READ -> {
+                out.opcode = WqeOpcode.RDMA_READ;
+                out.length = l.length();
+                if (l.region() != null) {
+                    out.localStag = l.region().stag();
+                    out.localTo = l.address();
+                    out.localAddress = l.address();
+                }
+                out.remoteStag = r.stag();
+                out.remoteTo = r.address();
+            }
+            case SEND, SEND_WITH_INVALIDATE, SEND_WITH_SOLICITED_EVENT, SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE -> {
+                out.opcode = switch (op) {
+                    case SEND_WITH_INVALIDATE -> WqeOpcode.SEND_WITH_INVALIDATE;
+                    case SEND_WITH_SOLICITED_EVENT -> WqeOpcode.SEND_WITH_SE;
+                    case SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE -> WqeOpcode.SEND_WITH_SE_AND_INVALIDATE;
+                    default -> WqeOpcode.SEND;
+                };
+                out.length = l.length();
+                out.localAddress = source;
+                out.invalidateStag = wr.invalidateStag();
+            }
+            case SEND_WITH_IMMEDIATE -> {
+                out.opcode = wr.solicitedEvent() ? WqeOpcode.IMMEDIATE_DATA_WITH_SE : WqeOpcode.IMMEDIATE_DATA;
+                out.length = Rdmap.IMMEDIATE_DATA_SIZE;
+                out.data = wr.immediate();
+            }
+            case FETCH_ADD, COMPARE_SWAP, MASKED_FETCH_ADD, MASKED_COMPARE_SWAP -> {
+                out.opcode = WqeOpcode.ATOMIC;
+                out.aop = op == WorkRequest.Operation.FETCH_ADD || op == WorkRequest.Operation.MASKED_FETCH_ADD
+                        ? AtomicOpcode.FETCH_ADD : AtomicOpcode.CMP_SWAP;
+                out.length = WorkRequest.ATOMIC_SIZE;
+                out.localAddress = l.address();
+                out.remoteStag = r.stag();
+                out.remoteTo = r.address();
+                out.data = wr.data();
+                out.mask = wr.mask();
+                out.compareData = wr.compare();
+                out.compareMask = wr.compareMask();
+            }
+            case LOCAL_INVALIDATE -> {
+                out.opcode = WqeOpcode.LOCAL_INVALIDATE;
+                out.invalidateStag = wr.invalidateStag();
+            }
+            default -> throw new IllegalStateException("unhandled operation " + op);
+        }
+    }
+
+    /** The address the core reads a payload from: the inline copy, or the registered buffer. */
+    private long source(WorkRequest wr) {
+        Sge l = wr.local();
+        if (!wr.inline() || l.length() == 0) {
+            return l.address();
+        }
+        long dst = inlineMemory.address() + (long) sq.slot(sqProd) * maxInline;
+        if (l.heapBytes() != null) {
+            transport.write(dst, l.heapBytes(), 0, l.length());
+        } else {
+            transport.read(l.address(), inlineScratch, 0, l.length());
+            transport.write(dst, inlineScratch, 0, l.length());
+        }
+        return dst;
+    }
+
+    /** Writes {@link #wqe} at the producer index with its bookkeeping. */
+    private void writeSlot(long wrId, WorkRequest.Operation op, boolean hidden, long length, int stag) {
+        int s = sq.slot(sqProd);
+        wqe.encode(sqSlot);
+        sq.write(sqProd, sqSlot);
+        sqWrId[s] = wrId;
+        sqOp[s] = op;
+        sqHidden[s] = hidden || op == null;
+        sqAwait[s] = (wqe.flags & SqWqe.FLAG_SIGNALED) != 0;
+        sqLength[s] = length;
+        sqStag[s] = stag;
+        sqProd++;
+    }
+
+    private void writeRecv(RecvRequest rr) {
+        Sge b = rr.buffer();
+        RecvWqe.encode(rqSlot, b.address(), b.length());
+        int s = rq.slot(rqProd);
+        rq.write(rqProd, rqSlot);
+        rqWrId[s] = rr.wrId();
+        rqHidden[s] = false;
+        rqAwait[s] = true;
+        rqProd++;
+    }
+
+    private void advanceSqTail() {
+        while (sqTail != sqDone && !sqAwait[sq.slot(sqTail)]) {
+            sqTail++;
+        }
+    }
+
+    private void advanceRqTail() {
+        while (rqTail != rqDone && !rqAwait[rq.slot(rqTail)]) {
+            rqTail++;
+        }
+    }
+
+    // ---- Completions (called by CompletionQueue.poll) -------------------------------------------------------------
+
+    /**
+     * Turns a completion entry of this QP into {@code c}.
+     *
+     * @return false when there is nothing to report (a hidden slot, or an entry for a request already flushed)
+     */
+    boolean complete(CqeView v, Completion c, CompletionQueue cq) {
+        CqeKind kind = v.kindOrNull();
+        if (kind == null) {
+            c.reset(Completion.NO_WR_ID, CompletionStatus.LOCAL_QP_OPERATION_ERROR, CompletionOpcode.QP_ERROR,
+                    number);
+            c.raw(null, v.status, v.info);
+            return true;
+        }
+        switch (kind) {
+            case TERMINATE_RECEIVED, TERMINATE_SENT, MPA_ERROR -> {
+                c.reset(Completion.NO_WR_ID, CompletionStatus.of(kind, v.status, v.info), CompletionOpcode.QP_ERROR,
+                        number);
+                c.raw(kind, v.status, v.info);
+                if (lastError == null) {
+                    lastError = new Completion();
+                    lastError.copyFrom(c);
+                }
+                enterError();
+                return true;
+            }
+            case RECEIVE, RECEIVE_IMMEDIATE -> {
+                return completeRecv(v, kind, c, cq);
+            }
+            default -> {
+                return completeSend(v, kind, c, cq);
+            }
+        }
+    }
+
+    private boolean completeSend(CqeView v, CqeKind kind, Completion c, CompletionQueue cq) {
+        int index = sqTail + ((v.wrId - sqTail) & (sq.slots() - 1));
+        int s = sq.slot(index);
+        boolean flushed = errorHandled && index - sqDone >= 0;
+        if (index - sqProd >= 0 || index - sqDone < 0 && !sqAwait[s] || flushed) {
+            cq.stray();
+            return false;
+        }
+        if (index - sqDone >= 0) {
+            sqDone = index + 1; // completions come in order (RDMAP-23): every earlier request is done
+        }
+        sqAwait[s] = false;
+        boolean hidden = sqHidden[s];
+        WorkRequest.Operation op = sqOp[s];
+        long wrId = sqWrId[s];
+        long length = sqLength[s];
+        int stag = sqStag[s];
+        advanceSqTail();
+        if (hidden) {
+            return false;
+        }
+        CompletionStatus status = CompletionStatus.of(kind, v.status, v.info);
+        c.reset(wrId, status, op.completionOpcode(), number);
+        c.raw(kind, v.status, v.info);
+        switch (kind) {
+            case READ_DONE -> c.byteLength(v.length);
+            case ATOMIC_DONE -> {
+                c.byteLength(WorkRequest.ATOMIC_SIZE);
+                c.atomicOriginal(v.info);
+            }
+            case LOCAL_INVALIDATE_DONE -> {
+                c.invalidatedStag(stag);
+                if (status.ok()) {
+                    device.invalidated(stag);
+                }
+            }
+            default -> c.byteLength(length);
+        }
+        return true;
+    }
+
+    private boolean completeRecv(CqeView v, CqeKind kind, Completion c, CompletionQueue cq) {
+        int index = rqTail + ((v.wrId - rqTail) & (rq.slots() - 1));
+        int s = rq.slot(index);
+        boolean flushed = errorHandled && index - rqDone >= 0;
+        if (index - rqProd >= 0 || !rqAwait[s] || flushed) {
+            cq.stray();
+            return false;
+        }
+        if (index - rqDone >= 0) {
+            rqDone = index + 1;
+        }
+        rqAwait[s] = false;
+        boolean hidden = rqHidden[s];
+        long wrId = rqWrId[s];
+        advanceRqTail();
+        if (hidden) {
+            return false;
+        }
+        RdmapOpcode op = RdmapOpcode.decode(v.opcode & 0xF).orElse(null);
+        c.reset(wrId, CompletionStatus.of(kind, v.status, v.info),
+                kind == CqeKind.RECEIVE ? CompletionOpcode.RECV : CompletionOpcode.RECV_IMMEDIATE, number);
+        c.raw(kind, v.status, v.info);
+        c.solicited(op != null && op.solicitedEvent());
+        if (kind == CqeKind.RECEIVE) {
+            c.byteLength(v.length & 0xFFFF_FFFFL);
+            if (op != null && op.invalidates()) {
+                c.invalidatedStag(v.stag);
+                device.invalidated(v.stag);
+            }
+        } else {
+            c.immediate(v.info);
+        }
+        return true;
+    }
+
+    /**
+     * The next flush completion of this QP for {@code cq}.
+     *
+     * @return false when this QP has none left for it
+     */
+    boolean nextFlush(CompletionQueue cq, Completion c) {
+        if (cq == sendCq) {
+            while (sqFlushNext != sqFlushEnd) {
+                int s = sq.slot(sqFlushNext++);
+                sqAwait[s] = false;
+                if (sqFlushNext == sqFlushEnd) {
+                    sqDone = sqFlushEnd;
+                    advanceSqTail();
+                }
+                if (!sqHidden[s]) {
+                    c.reset(sqWrId[s], CompletionStatus.FLUSH_ERROR, sqOp[s].completionOpcode(), number);
+                    return true;
+                }
+            }
+        }
+        if (cq == recvCq) {
+            while (rqFlushNext != rqFlushEnd) {
+                int s = rq.slot(rqFlushNext++);
+                rqAwait[s] = false;
+                if (rqFlushNext == rqFlushEnd) {
+                    rqDone = rqFlushEnd;
+                    advanceRqTail();
+                }
+                if (!rqHidden[s]) {
+                    c.reset(rqWrId[s], CompletionStatus.FLUSH_ERROR, CompletionOpcode.RECV, number);
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    // ---- Close -------------------------------------------------------------------------------------------------------
+
+    /** Moves the QP to RESET, deregisters the regions bound to it, returns its rings. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        for (MemoryRegion mr : List.copyOf(pd.regionsBoundTo(this))) {
+            mr.close();
+        }
+        closed = true;
+        try {
+            if (ctx.state() != QpState.RESET) {
+                ctx.moveTo(QpState.RESET);
+            }
+        } finally {
+            sendCq.release(this, sendReserve);
+            recvCq.release(this, recvReserve);
+            sqMemory.close();
+            rqMemory.close();
+            inlineMemory.close();
+            device.releaseQueuePair(number, this);
+            pd.forget(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "QP[" + number + ", " + state + ", SQ " + (sqProd - sqTail) + "/" + sq.slots() + ", RQ "
+                + (rqProd - rqTail) + "/" + rq.slots() + (closed ? ", closed" : "") + "]";
+    }
+}

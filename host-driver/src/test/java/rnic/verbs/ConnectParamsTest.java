@@ -1,0 +1,95 @@
+package rnic.verbs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+import rnic.driver.MpaNegotiation;
+
+/**
+ * Connection parameters: defaults, the limits of CONFORMANCE §2.4 checked where the mistake is made, and what the
+ * driver's negotiation gets from them.
+ *
+ * <p>Requirements: MPA-32/MPA-48 (512 octets of private data, 508 with enhanced data), MPA-49 (IRD/ORD, 0x3FFF),
+ * MPA-50 (A and the RTR forms; a Responder offers a Send RTR only when it can take it), MPA-39 (timeout).
+ */
+class ConnectParamsTest {
+
+    @Test
+    void defaults() {
+        ConnectParams p = ConnectParams.defaults();
+        assertTrue(p.enhanced());
+        assertTrue(p.peerToPeer());
+        assertEquals(EnumSet.allOf(RtrForm.class), p.rtrForms());
+        assertFalse(p.receiveMarkers());
+        assertTrue(p.crc());
+        assertEquals(4, p.ird());
+        assertEquals(4, p.ord());
+        assertEquals(0, p.privateData().length);
+        assertEquals(1460, p.emss());
+        assertEquals(508, p.maxPrivateData());
+        assertEquals(512, p.withRev1().maxPrivateData());
+    }
+
+    @Test
+    void privateDataLimits() {
+        ConnectParams.defaults().withPrivateData(new byte[508]);
+        ConnectParams.defaults().withRev1().withPrivateData(new byte[512]);
+        assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withPrivateData(new byte[509]));
+        assertThrows(IllegalArgumentException.class,
+                () -> ConnectParams.defaults().withRev1().withPrivateData(new byte[513]));
+        // switching to enhanced frames with a full 512-octet payload is refused too
+        ConnectParams big = ConnectParams.defaults().withRev1().withPrivateData(new byte[512]);
+        assertThrows(IllegalArgumentException.class, () -> big.withEnhanced(false));
+        byte[] pd = {1, 2};
+        ConnectParams p = ConnectParams.defaults().withPrivateData(pd);
+        pd[0] = 9;
+        assertEquals(1, p.privateData()[0], "the data is copied");
+    }
+
+    @Test
+    void numericLimits() {
+        assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withIrdOrd(256, 1));
+        assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withIrdOrd(1, -1));
+        assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withRequiredOrd(300));
+        assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withEmss(0));
+        assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withTimeoutCycles(0));
+    }
+
+    /** What the negotiation gets: Rev 1 has no A, and a Responder that cannot take a Send RTR does not offer it. */
+    @Test
+    void offerForTheDriver() {
+        MpaNegotiation.Offer rev1 = ConnectParams.defaults().withRev1().offer(true);
+        assertFalse(rev1.enhanced());
+        assertFalse(rev1.peerToPeer());
+        MpaNegotiation.Offer cs = ConnectParams.defaults().withEnhanced(false).offer(true);
+        assertTrue(cs.enhanced());
+        assertFalse(cs.peerToPeer());
+        MpaNegotiation.Offer busy = ConnectParams.defaults().offer(false);
+        assertFalse(busy.sendRtr());
+        assertTrue(busy.writeRtr() && busy.readRtr());
+        MpaNegotiation.Offer only = ConnectParams.defaults().withRtrForms(EnumSet.of(RtrForm.RDMA_READ)).offer(true);
+        assertFalse(only.sendRtr() || only.writeRtr());
+        assertTrue(only.readRtr());
+        MpaNegotiation.Offer all = ConnectParams.defaults().withReceiveMarkers(true).withCrc(false)
+                .withIrdOrd(7, 3).withRequiredOrd(2).withoutIrdOrdNegotiation().offer(true);
+        assertTrue(all.receiveMarkers());
+        assertFalse(all.crc());
+        assertEquals(7, all.ird());
+        assertEquals(3, all.ord());
+        assertEquals(2, all.requiredOrd());
+        assertFalse(all.negotiate());
+        assertEquals(MpaNegotiation.NO_NEGOTIATION, MpaNegotiation.request(all).enhanced().ird());
+    }
+
+    /** RtrForm ↔ send queue opcode. */
+    @Test
+    void rtrForms() {
+        for (RtrForm f : RtrForm.values()) {
+            assertEquals(f, RtrForm.of(f.wqeOpcode()));
+        }
+    }
+}
