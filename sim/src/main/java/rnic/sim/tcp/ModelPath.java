@@ -11,8 +11,9 @@ import java.util.TreeMap;
 /**
  * One direction of a MODEL-mode {@link TcpChannel}: a TCP sender, a wire with delay and loss, and a TCP receiver.
  *
- * <p><b>Sender.</b> Cuts the sending end's queued octets into segments ({@link Segmentation}, at most MSS, at most
- * what the receiver's advertised window leaves, at most the rate allows), keeps each until it is acknowledged, and
+ * <p><b>Sender.</b> Cuts the sending end's queued octets into segments ({@link Segmentation}, at most MSS), sends one
+ * when the receiver's advertised window takes it whole (or, for a segment larger than half the receiver's buffer, when
+ * half the buffer is free: silly window avoidance) and the rate allows, keeps each until it is acknowledged, and
  * sends it again, with the same sequence number and octets, when {@code rto} cycles pass without an acknowledgment.
  * Retransmissions go out before new data in a cycle.
  *
@@ -69,6 +70,8 @@ final class ModelPath {
     private long sndEdge;
     private final ArrayDeque<Seg> unacked = new ArrayDeque<>();
     private double tokens;
+    /** Size chosen for the next new segment, kept while the window is too small for it (0 = not chosen yet). */
+    private int want;
     // wire
     private final PriorityQueue<Flight> wire = new PriorityQueue<>(
             (x, y) -> x.arrival != y.arrival ? Long.compare(x.arrival, y.arrival) : Long.compare(x.order, y.order));
@@ -150,16 +153,22 @@ final class ModelPath {
     private void sendNew(long now) {
         while (!from.tx.isEmpty()) {
             long room = sndEdge - sndNxt;
-            if (room <= 0) {
-                stats.zeroWindowCycles++;
-                return;
-            }
             if (!mayTransmit()) {
                 return;
             }
             int avail = from.tx.size();
-            int want = o.segmentation().next(rng, from.tx.untilBoundary(), avail, o.mss());
-            int size = (int) Math.max(1, Math.min(Math.min(want, avail), Math.min(o.mss(), room)));
+            if (want == 0) {
+                want = Math.max(1, Math.min(Math.min(avail, o.mss()),
+                        o.segmentation().next(rng, from.tx.untilBoundary(), avail, o.mss())));
+            }
+            if (room <= 0 || (room < want && room < to.rxCapacity() / 2)) {
+                // sender-side silly window avoidance (RFC 9293 §3.8.6.2.1): wait for the window to take the whole
+                // segment, or half the receiver's buffer, rather than cut it
+                stats.zeroWindowCycles++;
+                return;
+            }
+            int size = (int) Math.min(want, room);
+            want = 0;
             Seg s = new Seg(sndNxt, from.tx.take(size));
             sndNxt += size;
             stats.octets += size;

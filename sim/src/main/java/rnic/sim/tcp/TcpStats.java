@@ -96,7 +96,7 @@ public final class TcpStats {
         return writes;
     }
 
-    /** MODEL: cycles the sender had data but the receiver's window was closed (back-pressure). */
+    /** MODEL: cycles the sender had data but the receiver's window was too small for it (back-pressure). */
     public long zeroWindowCycles() {
         return zeroWindowCycles;
     }
