@@ -1,0 +1,312 @@
+package rnic.sim;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import rnic.sim.pcap.PcapWriter;
+import rnic.sim.pcap.TcpEndpoint;
+import rnic.sim.tcp.TcpChannel;
+import rnic.sim.tcp.TcpEnd;
+import rnic.sim.tcp.TcpOptions;
+import rnic.sim.tcp.TcpRxDriver;
+import rnic.sim.tcp.TcpRxPacker;
+import rnic.sim.tcp.TcpTxMonitor;
+import rnic.sim.tcp.TcpWireCapture;
+import spinal.lib.bus.amba4.axi.Axi4;
+
+/**
+ * Two RNICs in one simulation, wired for the host driver: given a running model of the two-RNIC top
+ * ({@code rnic.hw.top.RnicPair}: every port of RnicCore {@code a} and {@code b} with the prefixes {@code a_} and
+ * {@code b_}), attaches to each core an {@link Apb3Master} on its register port, a {@link HostMemory} of its own host
+ * behind its AXI4 port, and, per QP q, a {@link TcpChannel} from connection q of a (the TCP client) to connection q of b
+ * ({@code tcpTx_q} of one core into {@code tcpRx_q} of the other, through the hosts' MPA startup first), optionally
+ * all written into one capture; and returns a {@link SimTransport} per core.
+ *
+ * <p>Ports are found by name ({@link Ports}), per the issue-5 contract: {@code <p>apb_PADDR} …, the AXI4 bundle whose
+ * ports start {@code <p>axi}, and the streams {@code <p>tcpTx_<q>} / {@code <p>tcpRx_<q>}; the QP count and data width
+ * W come from the ports. So this builder works with any top that keeps those names.
+ *
+ * <pre>{@code
+ * SimModel<RnicPair> model = SimModel.of("RnicPair-w64", () -> new RnicPair(RnicConfig.defaults()));
+ * model.run("demo", seed, tb -> {
+ *     try (RnicSystem sys = RnicSystem.builder()
+ *             .tcp(TcpOptions.defaults().withSegmentation(Segmentation.mixed()).withLoss(0.01))
+ *             .tcp(3, TcpOptions.defaults().withMode(TcpChannel.Mode.KERNEL))   // QP 3 over real sockets
+ *             .capture(Path.of("build/demo.pcap"))
+ *             .build(tb)) {
+ *         // hand sys.a() and sys.b() (rnic.transport.Transport) to the host driver, one per RNIC;
+ *         // connection(q) of each is QP q's TCP stream for the MPA Request/Reply, then handOver()
+ *         ...
+ *         System.out.println(sys.report());
+ *     }
+ * });
+ * }</pre>
+ */
+public final class RnicSystem implements AutoCloseable {
+    private final Tb<?> tb;
+    private final SimTransport[] transports = new SimTransport[2];
+    private final HostMemory[] memories = new HostMemory[2];
+    private final Axi4MemorySlave[] slaves = new Axi4MemorySlave[2];
+    private final List<TcpChannel> channels = new ArrayList<>();
+    private final List<TcpRxDriver> rx = new ArrayList<>();
+    private final List<TcpTxMonitor> tx = new ArrayList<>();
+    private final PcapWriter pcap;
+    private final int dataWidth;
+    private boolean closed;
+
+    private RnicSystem(Builder b, Tb<?> tb) {
+        this.tb = tb;
+        Ports ports = Ports.of(tb);
+        int qps = b.qps > 0 ? b.qps : countQps(ports, b.prefix[0]);
+        if (qps == 0) {
+            throw new IllegalArgumentException("no " + b.prefix[0] + "tcpTx_0_valid port: is this the two-RNIC top?"
+                    + " ports: " + ports.names(b.prefix[0]));
+        }
+        this.dataWidth = ports.streamField(b.prefix[0] + "tcpTx_0", "tdata").width();
+        try {
+            this.pcap = b.capture == null ? null : PcapWriter.create(b.capture);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the capture " + b.capture, e);
+        }
+        for (int q = 0; q < qps; q++) {
+            TcpOptions o = b.perQp.getOrDefault(q, b.tcp);
+            TcpWireCapture cap = pcap == null ? null : new TcpWireCapture(pcap,
+                    TcpEndpoint.of("02:00:00:00:00:01", "10.0.0.1", 49152 + q),
+                    TcpEndpoint.of("02:00:00:00:00:02", "10.0.0.2", 20049));
+            channels.add(tb.add(new TcpChannel("qp" + q, o, tb.random(), cap, tb.cycle())));
+        }
+        for (int s = 0; s < 2; s++) {
+            String p = b.prefix[s];
+            String name = p.endsWith("_") ? p.substring(0, p.length() - 1) : p;
+            Apb3Master apb = Apb3Master.on(tb, ports, p + "apb_").withTimeout(b.apbTimeout);
+            memories[s] = new HostMemory();
+            slaves[s] = Axi4MemorySlave.on(tb, ports.bundle(p + "axi", Axi4.class), memories[s]);
+            List<TcpEnd> ends = new ArrayList<>();
+            for (int q = 0; q < qps; q++) {
+                TcpEnd end = channels.get(q).end(s);
+                ends.add(end);
+                rx.add(tb.add(new TcpRxDriver(ports, p + "tcpRx_" + q, end, b.rxBeats, b.rxPacer.get(),
+                        tb.random())));
+                tx.add(tb.add(new TcpTxMonitor(ports, p + "tcpTx_" + q, end, b.txPacer.get())));
+            }
+            String what = String.format("simulated RnicCore %s (W=%d, %d QPs, TCP %s) in %s", name, dataWidth, qps,
+                    b.perQp.isEmpty() ? b.tcp : "per QP", tb.dut().definitionName());
+            transports[s] = new SimTransport(tb, name, apb, memories[s],
+                    new DmaAllocator(b.memoryBase, b.memorySize), ends, b.advanceCycles, what);
+        }
+        if (b.resetCycles > 0) {
+            tb.reset(b.resetCycles);
+        }
+    }
+
+    private static int countQps(Ports ports, String prefix) {
+        int q = 0;
+        while (ports.has(prefix + "tcpTx_" + q + "_valid")) {
+            q++;
+        }
+        return q;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Runs {@code body} on a fresh simulation of {@code model} with the system built by {@code builder}; the system
+     * is closed (capture written) at the end, also when the body fails.
+     */
+    public static void run(SimModel<?> model, String testName, long seed, Builder builder,
+            Consumer<RnicSystem> body) {
+        model.run(testName, seed, tb -> {
+            try (RnicSystem sys = builder.build(tb)) {
+                body.accept(sys);
+            }
+        });
+    }
+
+    /** The transport of RNIC a (the TCP client side of every connection). */
+    public SimTransport a() {
+        return transports[0];
+    }
+
+    /** The transport of RNIC b (the TCP server side). */
+    public SimTransport b() {
+        return transports[1];
+    }
+
+    /** The channel of QP q. */
+    public TcpChannel channel(int qp) {
+        return channels.get(qp);
+    }
+
+    public List<TcpChannel> channels() {
+        return List.copyOf(channels);
+    }
+
+    /** Host memory of RNIC a (0) or b (1). */
+    public HostMemory memory(int side) {
+        return memories[side];
+    }
+
+    /** The AXI4 memory model of RNIC a (0) or b (1), e.g. to set latencies, pacing or fault ranges. */
+    public Axi4MemorySlave memorySlave(int side) {
+        return slaves[side];
+    }
+
+    public Tb<?> tb() {
+        return tb;
+    }
+
+    /** W: the cores' data path width in bits. */
+    public int dataWidth() {
+        return dataWidth;
+    }
+
+    /** One line per TCP direction: octets, segments, sizes, losses, retransmissions; and the cores' beat counts. */
+    public String report() {
+        StringBuilder s = new StringBuilder();
+        for (TcpChannel c : channels) {
+            s.append(c.describe()).append('\n');
+            s.append("  ").append(c.statsAtoB()).append('\n');
+            s.append("  ").append(c.statsBtoA()).append('\n');
+        }
+        for (TcpTxMonitor m : tx) {
+            s.append("  ").append(m).append(": ").append(m.segments()).append(" segments in ").append(m.beats())
+                    .append(" beats\n");
+        }
+        for (TcpRxDriver d : rx) {
+            s.append("  ").append(d).append(": ").append(d.octets()).append(" octets in ").append(d.beats())
+                    .append(" beats\n");
+        }
+        return s.toString();
+    }
+
+    /** Closes the channels (FIN in the capture, KERNEL sockets closed), the capture file and the transports. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (TcpChannel c : channels) {
+            c.close();
+        }
+        for (SimTransport t : transports) {
+            if (t != null) {
+                t.close();
+            }
+        }
+        if (pcap != null) {
+            try {
+                pcap.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException("closing the capture", e);
+            }
+        }
+    }
+
+    /** Options of the system; {@link #build} inside a {@link SimModel#run} body. */
+    public static final class Builder {
+        private final String[] prefix = {"a_", "b_"};
+        private TcpOptions tcp = TcpOptions.defaults();
+        private final Map<Integer, TcpOptions> perQp = new HashMap<>();
+        private Path capture;
+        private long memoryBase = 0x1_0000_0000L;
+        private long memorySize = 1L << 30;
+        private int advanceCycles = 16;
+        private int qps;
+        private int resetCycles = 10;
+        private long apbTimeout = 10_000;
+        private TcpRxPacker.Policy rxBeats = TcpRxPacker.Policy.PER_SEGMENT;
+        private Supplier<Pacer> rxPacer = Pacer::always;
+        private Supplier<Pacer> txPacer = Pacer::always;
+
+        private Builder() {
+        }
+
+        /** Port name prefixes of the two cores (default {@code "a_"}, {@code "b_"}). */
+        public Builder prefixes(String a, String b) {
+            prefix[0] = a;
+            prefix[1] = b;
+            return this;
+        }
+
+        /** TCP options of every QP's channel (default {@link TcpOptions#defaults()}). */
+        public Builder tcp(TcpOptions options) {
+            this.tcp = options;
+            return this;
+        }
+
+        /** TCP options of QP {@code qp}'s channel. */
+        public Builder tcp(int qp, TcpOptions options) {
+            perQp.put(qp, options);
+            return this;
+        }
+
+        /** Writes the wire of every channel into this pcap file. */
+        public Builder capture(Path file) {
+            this.capture = file;
+            return this;
+        }
+
+        /** Each host's memory window for allocate() (default 1 GiB at 0x1_0000_0000). */
+        public Builder memoryWindow(long base, long size) {
+            this.memoryBase = base;
+            this.memorySize = size;
+            return this;
+        }
+
+        /** Cycles one {@code advance()} steps (default 16). */
+        public Builder advanceCycles(int cycles) {
+            this.advanceCycles = cycles;
+            return this;
+        }
+
+        /** Number of QPs (default: counted from the {@code tcpTx_<q>} ports). */
+        public Builder qps(int n) {
+            this.qps = n;
+            return this;
+        }
+
+        /** Reset cycles applied at the end of {@link #build} (default 10; 0 = none). */
+        public Builder resetCycles(int cycles) {
+            this.resetCycles = cycles;
+            return this;
+        }
+
+        /** Cycles an APB transfer may wait for PREADY (default 10 000). */
+        public Builder apbTimeout(long cycles) {
+            this.apbTimeout = cycles;
+            return this;
+        }
+
+        /** How received octets are cut into tcpRx beats (default per segment). */
+        public Builder rxBeats(TcpRxPacker.Policy policy) {
+            this.rxBeats = policy;
+            return this;
+        }
+
+        /** Idle insertion on each tcpRx port (a new pacer per port). */
+        public Builder rxPacer(Supplier<Pacer> pacer) {
+            this.rxPacer = pacer;
+            return this;
+        }
+
+        /** Back-pressure on each tcpTx port (a new pacer per port). */
+        public Builder txPacer(Supplier<Pacer> pacer) {
+            this.txPacer = pacer;
+            return this;
+        }
+
+        /** Attaches everything to {@code tb}'s design and returns the system. */
+        public RnicSystem build(Tb<?> tb) {
+            return new RnicSystem(this, tb);
+        }
+    }
+}

@@ -1,0 +1,210 @@
+package rnic.sim.tcp;
+
+import java.util.Random;
+import rnic.sim.Agent;
+
+/**
+ * One TCP connection between two ends, {@link #a()} (the client, the active opener) and {@link #b()} (the server),
+ * for a simulation: e.g. connection q of RNIC a and connection q of RNIC b. Each end is the host's
+ * {@link rnic.transport.TcpConnection} until it {@link TcpEnd#handOver hands over} to its core.
+ *
+ * <p>Two ways to carry the bytes ({@link Mode}):
+ * <ul>
+ *   <li>{@link Mode#MODEL} — a Java model of both directions ({@link ModelPath}) with configurable re-segmentation
+ *       (MPA-23), delay, loss with retransmission, receive window and rate, deterministic from the random source;</li>
+ *   <li>{@link Mode#KERNEL} — a real TCP connection through the Linux kernel on 127.0.0.1, polled without blocking
+ *       ({@link KernelLink}): Linux decides how the receiver sees the stream cut.</li>
+ * </ul>
+ * Either way each direction delivers every octet exactly once and in order (DDP-02, DDP-03). The channel is an
+ * {@link Agent}: one {@link #tick()} per clock cycle (in {@link #drive()}), or call {@link #tick()} directly in a pure
+ * Java test. {@link #busy()} holds while octets are queued or on the wire.
+ *
+ * <p>With a {@link TcpWireCapture} the channel writes its handshake at creation, every segment and ACK as it goes,
+ * and the FIN exchange at {@link #close()}.
+ */
+public final class TcpChannel implements Agent, AutoCloseable {
+    /** How the bytes travel. */
+    public enum Mode {
+        /** The Java TCP model. */
+        MODEL,
+        /** A real kernel TCP connection on 127.0.0.1. */
+        KERNEL
+    }
+
+    private final String name;
+    private final TcpOptions options;
+    private final long clientIsn;
+    private final long serverIsn;
+    private final TcpEnd a;
+    private final TcpEnd b;
+    private final TcpStats[] stats;
+    private final TcpWireCapture capture;
+    private final ModelPath ab;
+    private final ModelPath ba;
+    private final KernelLink link;
+    private long cycle;
+    private boolean closed;
+
+    /**
+     * @param name       e.g. "qp0" (ends are "qp0.a", "qp0.b")
+     * @param options    settings of both directions
+     * @param rng        random source (ISNs when not given, segmentation, delays, loss)
+     * @param capture    where the wire goes, or {@code null}
+     * @param startCycle the cycle of the first {@link #tick()} (for capture timestamps)
+     */
+    public TcpChannel(String name, TcpOptions options, Random rng, TcpWireCapture capture, long startCycle) {
+        this.name = name;
+        this.options = options;
+        this.clientIsn = options.clientIsn() != TcpOptions.RANDOM_ISN ? options.clientIsn()
+                : rng.nextLong() & 0xFFFF_FFFFL;
+        this.serverIsn = options.serverIsn() != TcpOptions.RANDOM_ISN ? options.serverIsn()
+                : rng.nextLong() & 0xFFFF_FFFFL;
+        this.capture = capture;
+        this.cycle = startCycle;
+        long aBase = clientIsn + 1;
+        long bBase = serverIsn + 1;
+        this.a = new TcpEnd(name + ".a", aBase, bBase, options.window(), options.txBuffer());
+        this.b = new TcpEnd(name + ".b", bBase, aBase, options.window(), options.txBuffer());
+        this.stats = new TcpStats[] {new TcpStats(name + " a->b"), new TcpStats(name + " b->a")};
+        if (capture != null) {
+            capture.handshake(startCycle, clientIsn, serverIsn, options.mss(), options.window(), options.window());
+        }
+        if (options.mode() == Mode.MODEL) {
+            ab = new ModelPath(0, a, b, options, rng, stats[0], aBase, capture);
+            ba = new ModelPath(1, b, a, options, rng, stats[1], bBase, capture);
+            ab.reverse = ba;
+            ba.reverse = ab;
+            link = null;
+        } else {
+            ab = null;
+            ba = null;
+            link = new KernelLink(a, b, stats, new long[] {aBase, bBase}, capture, options);
+        }
+    }
+
+    /** A channel with {@code options}, no capture, starting at cycle 0. */
+    public TcpChannel(String name, TcpOptions options, Random rng) {
+        this(name, options, rng, null, 0);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public TcpOptions options() {
+        return options;
+    }
+
+    public Mode mode() {
+        return options.mode();
+    }
+
+    /** End a: the TCP client. */
+    public TcpEnd a() {
+        return a;
+    }
+
+    /** End b: the TCP server. */
+    public TcpEnd b() {
+        return b;
+    }
+
+    /** End 0 (a) or 1 (b). */
+    public TcpEnd end(int index) {
+        return switch (index) {
+            case 0 -> a;
+            case 1 -> b;
+            default -> throw new IllegalArgumentException("end index must be 0 (a) or 1 (b), got " + index);
+        };
+    }
+
+    public long clientIsn() {
+        return clientIsn;
+    }
+
+    public long serverIsn() {
+        return serverIsn;
+    }
+
+    /** Counters of direction a→b. */
+    public TcpStats statsAtoB() {
+        return stats[0];
+    }
+
+    /** Counters of direction b→a. */
+    public TcpStats statsBtoA() {
+        return stats[1];
+    }
+
+    /** The cycle the next {@link #tick()} will be. */
+    public long cycle() {
+        return cycle;
+    }
+
+    /** One clock cycle of both directions. */
+    public void tick() {
+        if (closed) {
+            return;
+        }
+        if (link != null) {
+            link.tick(cycle);
+        } else {
+            ab.tick(cycle);
+            ba.tick(cycle);
+        }
+        cycle++;
+    }
+
+    /** Nothing queued to send, nothing on the wire or unacknowledged, in either direction. */
+    public boolean idle() {
+        return closed || (link != null ? link.idle() : ab.idle() && ba.idle());
+    }
+
+    @Override
+    public void drive() {
+        tick();
+    }
+
+    @Override
+    public boolean busy() {
+        return !idle();
+    }
+
+    /**
+     * Closes the connection: in the capture a FIN from a, a FIN from b and the last ACK (what is still on the wire is
+     * abandoned); both ends report {@link TcpEnd#closed()}; KERNEL sockets are closed. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (capture != null) {
+            // each side's FIN acknowledges what it has received; MODEL data still on the wire is abandoned
+            long aSeq = link != null ? link.nextSeq(0) : ab.nextSeq();
+            long bSeq = link != null ? link.nextSeq(1) : ba.nextSeq();
+            long aGot = link != null ? bSeq : ba.ackSeq();
+            long bGot = link != null ? aSeq : ab.ackSeq();
+            capture.fin(0, cycle, aSeq, aGot, a.rxRoom());
+            capture.fin(1, cycle, bSeq, bGot == aSeq ? aSeq + 1 : bGot, b.rxRoom());
+            capture.ack(0, cycle, aSeq + 1, aGot == bSeq ? bSeq + 1 : aGot, a.rxRoom());
+        }
+        if (link != null) {
+            link.close();
+        }
+        a.close();
+        b.close();
+    }
+
+    /** e.g. "qp0 MODEL(asSent, …) 0x1000→0x7000", with the KERNEL socket addresses. */
+    public String describe() {
+        return name + " " + options + String.format(" ISN a %08x b %08x", clientIsn, serverIsn)
+                + (link != null ? " " + link.describe() : "");
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

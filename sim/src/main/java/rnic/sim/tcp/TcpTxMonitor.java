@@ -1,0 +1,109 @@
+package rnic.sim.tcp;
+
+import java.util.Arrays;
+import rnic.sim.Agent;
+import rnic.sim.Pacer;
+import rnic.sim.Ports;
+import rnic.sim.SimSignal;
+
+/**
+ * Takes a core's {@code tcpTx_<q>} port (a stream of {@code AxisBeat}: {@code tdata}, {@code tkeep}, {@code tlast};
+ * one TCP segment per {@code tlast}) into the send side of a {@link TcpEnd}: each finished segment goes on the wire
+ * after every octet queued before it, the host's MPA startup octets first (MPA-26).
+ *
+ * <p>{@code ready} is high when the {@link Pacer} allows and the end has handed over and has send-buffer room
+ * ({@link TcpEnd#coreCanSend}), so a full TCP window back-pressures the core, and a beat presented before the host
+ * hands over waits for the hand-over. Checks the stream contract (a beat not taken stays presented, unchanged) and the
+ * beat contract of {@link TcpTxAssembler}.
+ */
+public final class TcpTxMonitor implements Agent {
+    private final String name;
+    private final TcpEnd end;
+    private final Pacer pacer;
+    private final SimSignal valid;
+    private final SimSignal ready;
+    private final SimSignal tdata;
+    private final SimSignal tkeep;
+    private final SimSignal tlast;
+    private final TcpTxAssembler assembler;
+    private boolean readyNow;
+    private byte[] stalledData;
+    private long stalledKeep;
+    private boolean stalledLast;
+    private long beats;
+
+    /**
+     * @param ports  the design's ports
+     * @param stream the stream port's name, e.g. {@code "a_tcpTx_0"}
+     */
+    public TcpTxMonitor(Ports ports, String stream, TcpEnd end, Pacer pacer) {
+        this.name = stream;
+        this.end = end;
+        this.pacer = pacer;
+        this.valid = ports.signal(stream + "_valid");
+        this.ready = ports.signal(stream + "_ready");
+        this.tdata = ports.streamField(stream, "tdata");
+        this.tkeep = ports.streamField(stream, "tkeep");
+        this.tlast = ports.streamField(stream, "tlast");
+        if (tkeep.width() != tdata.width() / 8) {
+            throw new IllegalArgumentException(stream + " is not an AxisBeat stream: tdata " + tdata.width()
+                    + " bits, tkeep " + tkeep.width());
+        }
+        this.assembler = new TcpTxAssembler(stream, tdata.width());
+        ready.set(false);
+    }
+
+    @Override
+    public void sample() {
+        if (!valid.getBool()) {
+            if (stalledData != null) {
+                throw new AssertionError(name + ": valid dropped while a beat was waiting for ready");
+            }
+            return;
+        }
+        byte[] d = tdata.getOctets();
+        long k = tkeep.get();
+        boolean l = tlast.getBool();
+        if (stalledData != null && (!Arrays.equals(d, stalledData) || k != stalledKeep || l != stalledLast)) {
+            throw new AssertionError(name + ": payload changed while waiting for ready");
+        }
+        if (!readyNow) {
+            stalledData = d;
+            stalledKeep = k;
+            stalledLast = l;
+            return;
+        }
+        stalledData = null;
+        beats++;
+        byte[] segment = assembler.beat(d, k, l);
+        if (segment != null) {
+            end.coreSend(segment);
+        }
+    }
+
+    @Override
+    public void drive() {
+        readyNow = end.coreCanSend() && pacer.allow();
+        ready.set(readyNow);
+    }
+
+    @Override
+    public boolean busy() {
+        return assembler.pending() > 0;
+    }
+
+    /** Segments the core sent. */
+    public long segments() {
+        return assembler.segments();
+    }
+
+    /** Beats taken. */
+    public long beats() {
+        return beats;
+    }
+
+    @Override
+    public String toString() {
+        return name + " -> " + end.name();
+    }
+}
