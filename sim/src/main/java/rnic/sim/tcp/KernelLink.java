@@ -143,7 +143,7 @@ final class KernelLink implements AutoCloseable {
             buffer.clear().limit(room);
             int n = sockets[r].read(buffer);
             if (n < 0) {
-                e.close();
+                e.markClosed();
                 return;
             }
             if (n == 0) {

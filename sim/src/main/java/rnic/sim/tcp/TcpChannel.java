@@ -65,6 +65,8 @@ public final class TcpChannel implements Agent, AutoCloseable {
         long bBase = serverIsn + 1;
         this.a = new TcpEnd(name + ".a", aBase, bBase, options.window(), options.txBuffer());
         this.b = new TcpEnd(name + ".b", bBase, aBase, options.window(), options.txBuffer());
+        a.closer = this::close;
+        b.closer = this::close;
         this.stats = new TcpStats[] {new TcpStats(name + " a->b"), new TcpStats(name + " b->a")};
         if (capture != null) {
             capture.handshake(startCycle, clientIsn, serverIsn, options.mss(), options.window(), options.window());
@@ -193,8 +195,8 @@ public final class TcpChannel implements Agent, AutoCloseable {
         if (link != null) {
             link.close();
         }
-        a.close();
-        b.close();
+        a.markClosed();
+        b.markClosed();
     }
 
     /** e.g. "qp0 MODEL(asSent, …) 0x1000→0x7000", with the KERNEL socket addresses. */

@@ -181,7 +181,16 @@ public final class TcpEnd implements TcpConnection {
         return rxOffset;
     }
 
-    void close() {
+    /** Set by the channel: closing one end closes the connection (FIN both ways, see {@link TcpChannel#close()}). */
+    Runnable closer = this::markClosed;
+
+    /** Closes the connection in both directions (the driver gives up on a failed MPA startup). Idempotent. */
+    @Override
+    public void close() {
+        closer.run();
+    }
+
+    void markClosed() {
         closed = true;
     }
 
