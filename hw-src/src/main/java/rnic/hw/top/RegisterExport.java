@@ -31,7 +31,7 @@ import spinal.lib.bus.regif.RegSlice;
  *
  * <p>The Java constants: for every register of the first instance of each block {@code <NAME> = offset} (absolute for
  * CORE and STAG, within the block for the repeated QP and CQ blocks), {@code <BLOCK>_BASE}, and for repeated blocks
- * {@code <BLOCK>_STRIDE}; for each register with several fields {@code <REG>_<FIELD>_SHIFT} (the field's lowest bit)
+ * {@code <BLOCK>_STRIDE}; for each field narrower than its register {@code <REG>_<FIELD>_SHIFT} (the field's lowest bit)
  * and {@code <REG>_<FIELD>_MASK} (its bits in place, as the C header's: {@code (value & MASK) >>> SHIFT}); and the
  * constant contents of each block's head, {@code <BLOCK>_TYPE_VALUE} and {@code <BLOCK>_VERSION_VALUE}. Blocks are
  * found the way a driver walks them: a block starts at its {@code *_TYPE} register.
@@ -258,7 +258,8 @@ public final class RegisterExport {
                 if (r.name().equals(blk.name() + "_TYPE") || r.name().equals(blk.name() + "_VERSION")) {
                     constant(b, r.name() + "_VALUE", named.get(0).reset());
                 }
-                if (named.size() > 1) {
+                // every field narrower than the register, as the C header has them
+                if (named.size() > 1 || (named.size() == 1 && named.get(0).width() < 32)) {
                     for (Field f : named) {
                         String n = r.name() + "_" + f.name().toUpperCase();
                         constant(b, n + "_SHIFT", f.lsb());
