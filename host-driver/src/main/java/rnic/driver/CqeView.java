@@ -48,8 +48,13 @@ public final class CqeView {
 
     /** The kind, or null for a code no {@link CqeKind} has. */
     public CqeKind kindOrNull() {
+        return kind(kind);
+    }
+
+    /** The {@link CqeKind} of a code, or null for a code none has (a report, not a guess). */
+    public static CqeKind kind(int code) {
         for (CqeKind k : CqeKind.values()) {
-            if (k.code() == kind) {
+            if (k.code() == code) {
                 return k;
             }
         }

@@ -209,10 +209,10 @@ public final class QueuePair implements AutoCloseable {
         int sendNeed = (1 << sqLog2) + 1;
         int recvNeed = 1 << rqLog2;
         if (cfg.sendCq() == cfg.recvCq()) {
-            checkRoom(cfg.sendCq(), sendNeed + recvNeed);
+            cfg.sendCq().checkRoom(sendNeed + recvNeed);
         } else {
-            checkRoom(cfg.sendCq(), sendNeed);
-            checkRoom(cfg.recvCq(), recvNeed);
+            cfg.sendCq().checkRoom(sendNeed);
+            cfg.recvCq().checkRoom(recvNeed);
         }
         QueuePair qp = new QueuePair(pd, cfg, sqLog2, rqLog2);
         qp.sendCq.reserve(qp, qp.sendReserve);
@@ -225,14 +225,6 @@ public final class QueuePair implements AutoCloseable {
             throw e;
         }
         return qp;
-    }
-
-    private static void checkRoom(CompletionQueue cq, int need) {
-        if (cq.reserved() + need > cq.capacity()) {
-            throw new CompletionQueueOverflowException("completion queue " + cq.number() + " holds " + cq.capacity()
-                    + " entries with " + cq.reserved() + " reserved; the new queue pair needs " + need
-                    + " more (queue depths + 1 error entry): create a larger completion queue or smaller queues");
-        }
     }
 
     private void configureAndInit() {
@@ -297,35 +289,29 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
-     * The completion that reported the QP's failure (a copy), or one made from QP_ERROR when the failure was seen
-     * only in QP_STATE; null while the QP has not failed.
+     * What failed the QP: a copy of the completion that reported it, or, when the failure was seen only in QP_STATE,
+     * one made from QP_ERROR (kind and status; a received Terminate's octets are then unknown). Null while the QP has
+     * not failed, and when it went to ERR because the host asked.
      */
     public Completion error() {
-        if (lastError == null && state == QpState.ERR && !closed) {
-            int raw = ctx.error();
-            CqeKind kind = kindOf(QpContext.errorKind(raw));
+        if (lastError != null) {
             Completion c = new Completion();
-            int status = QpContext.errorStatus(raw);
-            c.reset(Completion.NO_WR_ID, kind == null ? CompletionStatus.LOCAL_QP_OPERATION_ERROR
-                    : CompletionStatus.of(kind, status, 0), CompletionOpcode.QP_ERROR, number);
-            c.raw(kind, status, 0);
+            c.copyFrom(lastError);
             return c;
         }
-        if (lastError == null) {
+        if (state != QpState.ERR || closed) {
             return null;
         }
-        Completion c = new Completion();
-        c.copyFrom(lastError);
-        return c;
-    }
-
-    private static CqeKind kindOf(int code) {
-        for (CqeKind k : CqeKind.values()) {
-            if (k.code() == code) {
-                return k;
-            }
+        int raw = ctx.error();
+        CqeKind kind = CqeView.kind(QpContext.errorKind(raw));
+        if (kind != CqeKind.TERMINATE_SENT && kind != CqeKind.TERMINATE_RECEIVED && kind != CqeKind.MPA_ERROR) {
+            return null;
         }
-        return null;
+        int status = QpContext.errorStatus(raw);
+        Completion c = new Completion();
+        c.reset(Completion.NO_WR_ID, CompletionStatus.of(kind, status, 0), CompletionOpcode.QP_ERROR, number);
+        c.raw(kind, status, 0);
+        return c;
     }
 
     void ensureOpen() {
@@ -335,7 +321,7 @@ public final class QueuePair implements AutoCloseable {
         pd.ensureOpen();
     }
 
-    // ---- State -------------------------------------------------------------------------------------------------------
+    // ---- State ---------------------------------------------------------------------------------------------------
 
     /** Reads QP_STATE; a QP the core moved to ERR is flushed from here on. */
     public QpState state() {
@@ -1065,7 +1051,7 @@ public final class QueuePair implements AutoCloseable {
         return false;
     }
 
-    // ---- Close -------------------------------------------------------------------------------------------------------
+    // ---- Close ---------------------------------------------------------------------------------------------------
 
     /** Moves the QP to RESET, deregisters the regions bound to it, returns its rings. Idempotent. */
     @Override
