@@ -51,7 +51,7 @@ class WqeEncodingTest {
 
     static byte[] encode(WorkRequest wr, int part, long source) {
         SendWqe w = new SendWqe();
-        QueuePair.encodeWqe(wr, part, source, w);
+        WqeEncoder.encode(wr, part, source, w);
         byte[] slot = new byte[SqWqe.SIZE];
         java.util.Arrays.fill(slot, (byte) 0xEE);
         w.encode(slot);
