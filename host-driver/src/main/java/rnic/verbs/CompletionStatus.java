@@ -74,6 +74,8 @@ public enum CompletionStatus {
     /** A completion the driver cannot classify (a status on a success kind, an unknown kind or cause code). */
     LOCAL_QP_OPERATION_ERROR;
 
+    private static final TerminateCause[] CAUSES = TerminateCause.values();
+
     /** Whether this is {@link #SUCCESS}. */
     public boolean ok() {
         return this == SUCCESS;
@@ -144,8 +146,7 @@ public enum CompletionStatus {
 
     /** The cause of a TERMINATE_SENT status octet ({@code ordinal() + 1}), or null for 0 or an unknown value. */
     public static TerminateCause cause(int status) {
-        TerminateCause[] all = TerminateCause.values();
-        return status >= 1 && status <= all.length ? all[status - 1] : null;
+        return status >= 1 && status <= CAUSES.length ? CAUSES[status - 1] : null;
     }
 
     /** Octet {@code i} (0–7) of a received Terminate held in a completion's info field. */

@@ -916,7 +916,7 @@ public final class QueuePair implements AutoCloseable {
         if (hidden) {
             return false;
         }
-        RdmapOpcode op = RdmapOpcode.decode(v.opcode & 0xF).orElse(null);
+        RdmapOpcode op = v.rdmapOpcode();
         c.reset(wrId, CompletionStatus.of(kind, v.status, v.info),
                 kind == CqeKind.RECEIVE ? CompletionOpcode.RECV : CompletionOpcode.RECV_IMMEDIATE, number);
         c.raw(kind, v.status, v.info);
