@@ -338,8 +338,9 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
-     * Requests a host transition: RTS⇄SQD, SQE→RTS, any→ERR (flushes), any→RESET (rings back to empty; completions
-     * not polled yet are dropped), RESET→INIT (rings programmed again). INIT→RTR→RTS belong to {@link #connect} and
+     * Requests a host transition: RTS⇄SQD, SQE→RTS, any→ERR (flushes), any→RESET (rings back to empty: poll the
+     * completion queues first, entries of the core for the old requests then no longer match and count as stray),
+     * RESET→INIT (rings programmed again). INIT→RTR→RTS belong to {@link #connect} and
      * {@link #accept}, which program the connection and hand the stream over at the exact octet.
      *
      * @throws WrongStateException when {@link QpState#hostMayMoveTo} forbids it, or for INIT→RTR / RTR→RTS
@@ -662,6 +663,10 @@ public final class QueuePair implements AutoCloseable {
                 if (l.region() != null) {
                     checkRegion(l, false, false, false);
                 } else if (l.buffer() != null) {
+                    if (l.buffer().device() != device) {
+                        throw new LocalProtectionException(LocalProtectionException.Reason.WRONG_DEVICE,
+                                op + ": inline source " + l + " is memory of another device");
+                    }
                     l.buffer().check(l.offset(), l.length());
                 }
             } else if (l.length() > 0) {
