@@ -2,12 +2,22 @@ package rnic.driver;
 
 import rnic.wire.Cqe;
 import rnic.wire.CqeKind;
+import rnic.wire.RdmapOpcode;
 
 /**
  * The fields of one completion queue entry ({@link Cqe}, little-endian), decoded in place from a slot read out of
  * host memory. Reused for every entry (no allocation while polling).
  */
 public final class CqeView {
+    private static final CqeKind[] KINDS = CqeKind.values();
+    private static final RdmapOpcode[] OPCODES = new RdmapOpcode[16];
+
+    static {
+        for (RdmapOpcode o : RdmapOpcode.values()) {
+            OPCODES[o.code()] = o;
+        }
+    }
+
     /** SQ or RQ slot index, or {@link Cqe#NO_WR_ID}. */
     public int wrId;
     public int length;
@@ -48,11 +58,21 @@ public final class CqeView {
 
     /** The kind, or null for a code no {@link CqeKind} has. */
     public CqeKind kindOrNull() {
-        for (CqeKind k : CqeKind.values()) {
-            if (k.code() == kind) {
+        return kind(kind);
+    }
+
+    /** The {@link CqeKind} of a code, or null for a code none has (a report, not a guess). */
+    public static CqeKind kind(int code) {
+        for (CqeKind k : KINDS) {
+            if (k.code() == code) {
                 return k;
             }
         }
         return null;
+    }
+
+    /** The RDMAP opcode of octet {@link Cqe#OPCODE}, or null for an unassigned one (no allocation). */
+    public RdmapOpcode rdmapOpcode() {
+        return OPCODES[opcode & 0xF];
     }
 }

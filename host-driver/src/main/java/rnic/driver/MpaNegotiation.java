@@ -19,11 +19,12 @@ import rnic.wire.WqeOpcode;
  *       Initiator IRD below the ORD its ULP requires. The Initiator then sets ORD = min(its ORD, Responder IRD) and
  *       keeps its IRD, which must be at least the Responder ORD (else Terminate 2/0/6). 0x3FFF means "no automatic
  *       negotiation": the receiver keeps its local value and the Responder echoes 0x3FFF.
- *   <li>RTR (A=1, MPA-50): the Responder echoes the requested forms it supports that need no receive buffer (zero-length
- *       RDMA Write, zero-length RDMA Read with IRD raised to 1); a zero-length Send only when it was requested, no other
- *       form matches and the Responder can take it (its receive queue is empty, so the driver's own receive is the first
- *       one); with no match it answers with the forms it supports. The Initiator picks Write, then Read, then Send among
- *       the echoed forms it can generate; none is Terminate 2/0/7. With A=0, B/C/D are sent 0 and ignored.
+ *   <li>RTR (A=1, MPA-50): the Responder echoes the requested forms it supports that need no receive buffer
+ *       (zero-length RDMA Write, zero-length RDMA Read with IRD raised to 1); a zero-length Send only when it was
+ *       requested, no other form matches and the Responder can take it (its receive queue is empty, so the driver's
+ *       own receive is the first one); with no match it answers with the forms it supports. The Initiator picks
+ *       Write, then Read, then Send among the echoed forms it can generate; none is Terminate 2/0/7. With A=0, B/C/D
+ *       are sent 0 and ignored.
  *   <li>Rev: 2 when the frame carries enhanced data, else 1; an enhanced Request gets an enhanced Reply and an
  *       unenhanced one an unenhanced Reply (MPA-51).
  * </ul>
@@ -133,7 +134,8 @@ public final class MpaNegotiation {
             MpaStartupFrame reply = new MpaStartupFrame(true, o.receiveMarkers(), o.crc(), false, 1, null,
                     o.privateData());
             return new Answer(reply, new Outcome(request.rev(), request.markers(), o.receiveMarkers(),
-                    request.crc() || o.crc(), o.ird(), o.ord(), -1, -1, false, Set.of(), request.privateData()), null, null);
+                    request.crc() || o.crc(), o.ird(), o.ord(), -1, -1, false, Set.of(), request.privateData()), null,
+                    null);
         }
         boolean a = q.peerToPeer();
         EnumSet<WqeOpcode> echo = EnumSet.noneOf(WqeOpcode.class);

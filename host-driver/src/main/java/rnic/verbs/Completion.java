@@ -142,7 +142,7 @@ public final class Completion {
         return atomicOriginal;
     }
 
-    /** Whether the peer's Send with Invalidate invalidated {@link #invalidatedStag()} here, or a Local Invalidate did. */
+    /** Whether the peer's Send with Invalidate, or a Local Invalidate, invalidated {@link #invalidatedStag()} here. */
     public boolean hasInvalidatedStag() {
         return hasInvalidatedStag;
     }

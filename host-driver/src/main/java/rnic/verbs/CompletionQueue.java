@@ -79,12 +79,20 @@ public final class CompletionQueue implements AutoCloseable {
         }
     }
 
-    void reserve(QueuePair qp, int entries) {
+    /**
+     * Refuses a queue pair whose queues could fill this completion queue.
+     *
+     * @throws CompletionQueueOverflowException when {@code entries} more do not fit
+     */
+    void checkRoom(int entries) {
         if (reserved + entries > capacity()) {
             throw new CompletionQueueOverflowException("completion queue " + number + " holds " + capacity()
-                    + " entries, " + reserved + " reserved; QP " + qp.number() + " needs " + entries
-                    + " more: create a larger completion queue or smaller queues");
+                    + " entries with " + reserved + " reserved; the new queue pair needs " + entries
+                    + " more (queue depths + 1 error entry): create a larger completion queue or smaller queues");
         }
+    }
+
+    void reserve(QueuePair qp, int entries) {
         reserved += entries;
         if (!attached.contains(qp)) {
             attached.add(qp);

@@ -14,7 +14,8 @@ import rnic.wire.TerminateCause;
  *   <tr><th>entry</th><th>status</th></tr>
  *   <tr><td>SEND_DONE, READ_DONE, ATOMIC_DONE, LOCAL_INVALIDATE_DONE, RECEIVE, RECEIVE_IMMEDIATE, status 0</td>
  *       <td>{@link #SUCCESS}</td></tr>
- *   <tr><td>the same kinds with a status ≠ 0; an unknown kind or cause</td><td>{@link #LOCAL_QP_OPERATION_ERROR}</td></tr>
+ *   <tr><td>the same kinds with a status ≠ 0; an unknown kind or cause</td>
+ *       <td>{@link #LOCAL_QP_OPERATION_ERROR}</td></tr>
  *   <tr><td>TERMINATE_RECEIVED, Layer RDMA EType 1 (remote protection) or DDP EType 1 (tagged buffer)</td>
  *       <td>{@link #REMOTE_ACCESS_ERROR}</td></tr>
  *   <tr><td>TERMINATE_RECEIVED, RDMA EType 2 (remote operation)</td><td>{@link #REMOTE_OPERATION_ERROR}</td></tr>
@@ -30,7 +31,8 @@ import rnic.wire.TerminateCause;
  *   <tr><td>TERMINATE_SENT: E-D0, E-R0, E-R13, E-R14</td><td>{@link #LOCAL_CATASTROPHIC_ERROR}</td></tr>
  *   <tr><td>TERMINATE_SENT: E-R21</td><td>{@link #LOCAL_PROTECTION_ERROR}</td></tr>
  *   <tr><td>MPA_ERROR</td><td>{@link #MPA_ERROR}</td></tr>
- *   <tr><td>(driver) a work request not completed when its queue pair entered ERR</td><td>{@link #FLUSH_ERROR}</td></tr>
+ *   <tr><td>(driver) a work request not completed when its queue pair entered ERR</td>
+ *       <td>{@link #FLUSH_ERROR}</td></tr>
  * </table>
  */
 public enum CompletionStatus {
@@ -57,7 +59,7 @@ public enum CompletionStatus {
      * an invalidation it may not do); this side sent a Terminate.
      */
     PEER_ACCESS_VIOLATION,
-    /** A message of the peer broke the protocol (version, opcode, queue, MSN, MO, lengths); this side sent a Terminate. */
+    /** A message of the peer broke the protocol (version, opcode, queue, MSN, MO, length); a Terminate was sent. */
     PEER_PROTOCOL_ERROR,
     /** The peer sent a Send or Immediate Data while no receive buffer was posted here (E-D9). */
     NO_RECEIVE_BUFFER,
@@ -71,6 +73,8 @@ public enum CompletionStatus {
     MPA_ERROR,
     /** A completion the driver cannot classify (a status on a success kind, an unknown kind or cause code). */
     LOCAL_QP_OPERATION_ERROR;
+
+    private static final TerminateCause[] CAUSES = TerminateCause.values();
 
     /** Whether this is {@link #SUCCESS}. */
     public boolean ok() {
@@ -142,8 +146,7 @@ public enum CompletionStatus {
 
     /** The cause of a TERMINATE_SENT status octet ({@code ordinal() + 1}), or null for 0 or an unknown value. */
     public static TerminateCause cause(int status) {
-        TerminateCause[] all = TerminateCause.values();
-        return status >= 1 && status <= all.length ? all[status - 1] : null;
+        return status >= 1 && status <= CAUSES.length ? CAUSES[status - 1] : null;
     }
 
     /** Octet {@code i} (0–7) of a received Terminate held in a completion's info field. */

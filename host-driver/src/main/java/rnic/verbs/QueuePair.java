@@ -14,11 +14,9 @@ import rnic.driver.Ring;
 import rnic.driver.SendWqe;
 import rnic.transport.TcpConnection;
 import rnic.transport.Transport;
-import rnic.wire.AtomicOpcode;
 import rnic.wire.CqeKind;
 import rnic.wire.MpaErrorCode;
 import rnic.wire.QpState;
-import rnic.wire.Rdmap;
 import rnic.wire.RdmapOpcode;
 import rnic.wire.RqWqe;
 import rnic.wire.SqWqe;
@@ -209,10 +207,10 @@ public final class QueuePair implements AutoCloseable {
         int sendNeed = (1 << sqLog2) + 1;
         int recvNeed = 1 << rqLog2;
         if (cfg.sendCq() == cfg.recvCq()) {
-            checkRoom(cfg.sendCq(), sendNeed + recvNeed);
+            cfg.sendCq().checkRoom(sendNeed + recvNeed);
         } else {
-            checkRoom(cfg.sendCq(), sendNeed);
-            checkRoom(cfg.recvCq(), recvNeed);
+            cfg.sendCq().checkRoom(sendNeed);
+            cfg.recvCq().checkRoom(recvNeed);
         }
         QueuePair qp = new QueuePair(pd, cfg, sqLog2, rqLog2);
         qp.sendCq.reserve(qp, qp.sendReserve);
@@ -225,14 +223,6 @@ public final class QueuePair implements AutoCloseable {
             throw e;
         }
         return qp;
-    }
-
-    private static void checkRoom(CompletionQueue cq, int need) {
-        if (cq.reserved() + need > cq.capacity()) {
-            throw new CompletionQueueOverflowException("completion queue " + cq.number() + " holds " + cq.capacity()
-                    + " entries with " + cq.reserved() + " reserved; the new queue pair needs " + need
-                    + " more (queue depths + 1 error entry): create a larger completion queue or smaller queues");
-        }
     }
 
     private void configureAndInit() {
@@ -297,35 +287,29 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
-     * The completion that reported the QP's failure (a copy), or one made from QP_ERROR when the failure was seen
-     * only in QP_STATE; null while the QP has not failed.
+     * What failed the QP: a copy of the completion that reported it, or, when the failure was seen only in QP_STATE,
+     * one made from QP_ERROR (kind and status; a received Terminate's octets are then unknown). Null while the QP has
+     * not failed, and when it went to ERR because the host asked.
      */
     public Completion error() {
-        if (lastError == null && state == QpState.ERR && !closed) {
-            int raw = ctx.error();
-            CqeKind kind = kindOf(QpContext.errorKind(raw));
+        if (lastError != null) {
             Completion c = new Completion();
-            int status = QpContext.errorStatus(raw);
-            c.reset(Completion.NO_WR_ID, kind == null ? CompletionStatus.LOCAL_QP_OPERATION_ERROR
-                    : CompletionStatus.of(kind, status, 0), CompletionOpcode.QP_ERROR, number);
-            c.raw(kind, status, 0);
+            c.copyFrom(lastError);
             return c;
         }
-        if (lastError == null) {
+        if (state != QpState.ERR || closed) {
             return null;
         }
-        Completion c = new Completion();
-        c.copyFrom(lastError);
-        return c;
-    }
-
-    private static CqeKind kindOf(int code) {
-        for (CqeKind k : CqeKind.values()) {
-            if (k.code() == code) {
-                return k;
-            }
+        int raw = ctx.error();
+        CqeKind kind = CqeView.kind(QpContext.errorKind(raw));
+        if (kind != CqeKind.TERMINATE_SENT && kind != CqeKind.TERMINATE_RECEIVED && kind != CqeKind.MPA_ERROR) {
+            return null;
         }
-        return null;
+        int status = QpContext.errorStatus(raw);
+        Completion c = new Completion();
+        c.reset(Completion.NO_WR_ID, CompletionStatus.of(kind, status, 0), CompletionOpcode.QP_ERROR, number);
+        c.raw(kind, status, 0);
+        return c;
     }
 
     void ensureOpen() {
@@ -335,7 +319,7 @@ public final class QueuePair implements AutoCloseable {
         pd.ensureOpen();
     }
 
-    // ---- State -------------------------------------------------------------------------------------------------------
+    // ---- State ---------------------------------------------------------------------------------------------------
 
     /** Reads QP_STATE; a QP the core moved to ERR is flushed from here on. */
     public QpState state() {
@@ -354,8 +338,9 @@ public final class QueuePair implements AutoCloseable {
     }
 
     /**
-     * Requests a host transition: RTS⇄SQD, SQE→RTS, any→ERR (flushes), any→RESET (rings back to empty; completions
-     * not polled yet are dropped), RESET→INIT (rings programmed again). INIT→RTR→RTS belong to {@link #connect} and
+     * Requests a host transition: RTS⇄SQD, SQE→RTS, any→ERR (flushes), any→RESET (rings back to empty: poll the
+     * completion queues first, entries of the core for the old requests then no longer match and count as stray),
+     * RESET→INIT (rings programmed again). INIT→RTR→RTS belong to {@link #connect} and
      * {@link #accept}, which program the connection and hand the stream over at the exact octet.
      *
      * @throws WrongStateException when {@link QpState#hostMayMoveTo} forbids it, or for INIT→RTR / RTR→RTS
@@ -678,6 +663,10 @@ public final class QueuePair implements AutoCloseable {
                 if (l.region() != null) {
                     checkRegion(l, false, false, false);
                 } else if (l.buffer() != null) {
+                    if (l.buffer().device() != device) {
+                        throw new LocalProtectionException(LocalProtectionException.Reason.WRONG_DEVICE,
+                                op + ": inline source " + l + " is memory of another device");
+                    }
                     l.buffer().check(l.offset(), l.length());
                 }
             } else if (l.length() > 0) {
@@ -775,92 +764,13 @@ public final class QueuePair implements AutoCloseable {
         long source = op.carriesPayload() ? source(wr) : 0;
         long length = op == WorkRequest.Operation.SEND_WITH_IMMEDIATE ? 0
                 : op.atomic() ? WorkRequest.ATOMIC_SIZE : wr.local().length();
-        encodeWqe(wr, 0, source, wqe);
+        WqeEncoder.encode(wr, 0, source, wqe);
         if (op == WorkRequest.Operation.RDMA_WRITE_WITH_IMMEDIATE) {
             // the Write's slot reports nothing; the Immediate Data's slot reports the work request
             writeSlot(wr.wrId(), op, true, length, 0);
-            encodeWqe(wr, 1, source, wqe);
+            WqeEncoder.encode(wr, 1, source, wqe);
         }
         writeSlot(wr.wrId(), op, false, length, wr.invalidateStag());
-    }
-
-    /**
-     * Fills {@code out} with send queue element {@code part} of {@code wr}: part 0, and for an RDMA Write with
-     * Immediate part 1, its Immediate Data message. {@code source} is the payload's address (the inline copy or the
-     * registered buffer). The Write of a Write with Immediate carries only the fence, the Immediate Data only the
-     * signaled flag, so the pair reports one completion and starts as one request would.
-     */
-    static void encodeWqe(WorkRequest wr, int part, long source, SendWqe out) {
-        WorkRequest.Operation op = wr.operation();
-        int flags = (wr.signaled() ? SqWqe.FLAG_SIGNALED : 0) | (wr.fence() ? SqWqe.FLAG_FENCE : 0);
-        Sge l = wr.local();
-        RemoteBuffer r = wr.remote();
-        out.clear();
-        out.flags = flags;
-        switch (op) {
-            case RDMA_WRITE, RDMA_WRITE_WITH_IMMEDIATE -> {
-                if (part == 1) {
-                    out.opcode = wr.solicitedEvent() ? WqeOpcode.IMMEDIATE_DATA_WITH_SE : WqeOpcode.IMMEDIATE_DATA;
-                    out.length = Rdmap.IMMEDIATE_DATA_SIZE;
-                    out.data = wr.immediate();
-                    out.flags = flags & SqWqe.FLAG_SIGNALED;
-                    return;
-                }
-                out.opcode = WqeOpcode.RDMA_WRITE;
-                out.length = l.length();
-                out.localAddress = source;
-                out.remoteStag = r.stag();
-                out.remoteTo = r.address();
-                if (op == WorkRequest.Operation.RDMA_WRITE_WITH_IMMEDIATE) {
-                    out.flags = flags & SqWqe.FLAG_FENCE;
-                }
-            }
-            case RDMA_READ -> {
-                out.opcode = WqeOpcode.RDMA_READ;
-                out.length = l.length();
-                if (l.region() != null) {
-                    out.localStag = l.region().stag();
-                    out.localTo = l.address();
-                    out.localAddress = l.address();
-                }
-                out.remoteStag = r.stag();
-                out.remoteTo = r.address();
-            }
-            case SEND, SEND_WITH_INVALIDATE, SEND_WITH_SOLICITED_EVENT, SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE -> {
-                out.opcode = switch (op) {
-                    case SEND_WITH_INVALIDATE -> WqeOpcode.SEND_WITH_INVALIDATE;
-                    case SEND_WITH_SOLICITED_EVENT -> WqeOpcode.SEND_WITH_SE;
-                    case SEND_WITH_SOLICITED_EVENT_AND_INVALIDATE -> WqeOpcode.SEND_WITH_SE_AND_INVALIDATE;
-                    default -> WqeOpcode.SEND;
-                };
-                out.length = l.length();
-                out.localAddress = source;
-                out.invalidateStag = wr.invalidateStag();
-            }
-            case SEND_WITH_IMMEDIATE -> {
-                out.opcode = wr.solicitedEvent() ? WqeOpcode.IMMEDIATE_DATA_WITH_SE : WqeOpcode.IMMEDIATE_DATA;
-                out.length = Rdmap.IMMEDIATE_DATA_SIZE;
-                out.data = wr.immediate();
-            }
-            case FETCH_ADD, COMPARE_SWAP, MASKED_FETCH_ADD, MASKED_COMPARE_SWAP -> {
-                out.opcode = WqeOpcode.ATOMIC;
-                out.aop = op == WorkRequest.Operation.FETCH_ADD || op == WorkRequest.Operation.MASKED_FETCH_ADD
-                        ? AtomicOpcode.FETCH_ADD : AtomicOpcode.CMP_SWAP;
-                out.length = WorkRequest.ATOMIC_SIZE;
-                out.localAddress = l.address();
-                out.remoteStag = r.stag();
-                out.remoteTo = r.address();
-                out.data = wr.data();
-                out.mask = wr.mask();
-                out.compareData = wr.compare();
-                out.compareMask = wr.compareMask();
-            }
-            case LOCAL_INVALIDATE -> {
-                out.opcode = WqeOpcode.LOCAL_INVALIDATE;
-                out.invalidateStag = wr.invalidateStag();
-            }
-            default -> throw new IllegalStateException("unhandled operation " + op);
-        }
     }
 
     /** The address the core reads a payload from: the inline copy, or the registered buffer. */
@@ -1011,7 +921,7 @@ public final class QueuePair implements AutoCloseable {
         if (hidden) {
             return false;
         }
-        RdmapOpcode op = RdmapOpcode.decode(v.opcode & 0xF).orElse(null);
+        RdmapOpcode op = v.rdmapOpcode();
         c.reset(wrId, CompletionStatus.of(kind, v.status, v.info),
                 kind == CqeKind.RECEIVE ? CompletionOpcode.RECV : CompletionOpcode.RECV_IMMEDIATE, number);
         c.raw(kind, v.status, v.info);
@@ -1065,7 +975,7 @@ public final class QueuePair implements AutoCloseable {
         return false;
     }
 
-    // ---- Close -------------------------------------------------------------------------------------------------------
+    // ---- Close ---------------------------------------------------------------------------------------------------
 
     /** Moves the QP to RESET, deregisters the regions bound to it, returns its rings. Idempotent. */
     @Override

@@ -231,7 +231,10 @@ public final class WorkRequest {
                 false);
     }
 
-    /** FetchAdd: the peer adds {@code add} to the 64-bit value at {@code target}; the original value lands in {@code result}. */
+    /**
+     * FetchAdd: the peer adds {@code add} to the 64-bit value at {@code target}; the original value lands in
+     * {@code result}.
+     */
     public static WorkRequest fetchAdd(Sge result, RemoteBuffer target, long add) {
         return atomic(Operation.FETCH_ADD, result, target, add, 0, 0, -1L);
     }

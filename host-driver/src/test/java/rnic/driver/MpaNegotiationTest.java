@@ -237,7 +237,7 @@ class MpaNegotiationTest {
         assertEquals(MpaErrorCode.NO_MATCHING_RTR, f.code());
     }
 
-    /** RFC 6581 §9.1, MPA-49/50: a zero-length Read RTR raises a Responder IRD of 0 to 1; it needs Initiator ORD ≥ 1. */
+    /** RFC 6581 §9.1, MPA-49/50: a zero-length Read RTR raises a Responder IRD of 0 to 1; needs Initiator ORD ≥ 1. */
     @Test
     void readRtrNeedsOneIrdSlot() throws MpaFailure {
         Both b = run(p2p(false, false, true, 4, 1), p2p(false, false, true, 4, 4));

@@ -146,7 +146,9 @@ class WorkRequestTest {
     void operationProperties() {
         for (WorkRequest.Operation op : WorkRequest.Operation.values()) {
             assertEquals(op == WorkRequest.Operation.RDMA_WRITE_WITH_IMMEDIATE ? 2 : 1, op.slots());
-            assertTrue(op.completionOpcode() != CompletionOpcode.RECV && op.completionOpcode() != CompletionOpcode.QP_ERROR);
+            CompletionOpcode c = op.completionOpcode();
+            assertTrue(c != CompletionOpcode.RECV && c != CompletionOpcode.RECV_IMMEDIATE
+                    && c != CompletionOpcode.QP_ERROR);
         }
         assertEquals(EnumSet.of(WorkRequest.Operation.FETCH_ADD, WorkRequest.Operation.COMPARE_SWAP,
                 WorkRequest.Operation.MASKED_FETCH_ADD, WorkRequest.Operation.MASKED_COMPARE_SWAP),

@@ -51,7 +51,7 @@ class WqeEncodingTest {
 
     static byte[] encode(WorkRequest wr, int part, long source) {
         SendWqe w = new SendWqe();
-        QueuePair.encodeWqe(wr, part, source, w);
+        WqeEncoder.encode(wr, part, source, w);
         byte[] slot = new byte[SqWqe.SIZE];
         java.util.Arrays.fill(slot, (byte) 0xEE);
         w.encode(slot);
@@ -104,7 +104,7 @@ class WqeEncodingTest {
         check(w, encode(WorkRequest.rdmaWrite(src, REMOTE).withInline(), 0, 0xCAFE_0000L));
     }
 
-    /** RFC 7306 §6, RDMAP-40: Write with Immediate is an unsignaled Write (with the fence) and a signaled Immediate Data. */
+    /** RFC 7306 §6, RDMAP-40: Write with Immediate = unsignaled Write (with the fence) + signaled Immediate Data. */
     @Test
     void rdmaWriteWithImmediate() {
         WorkRequest wr = WorkRequest.rdmaWriteWithImmediate(MR.sge(0, 64), REMOTE, 0x0102_0304_0506_0708L)
