@@ -62,6 +62,16 @@ public final class Ports {
         return first(stream + "_payload_" + field, stream + "_" + field);
     }
 
+    /** The valid of stream port {@code stream}: {@code <stream>_valid} or, AXI-Stream named, {@code <stream>_tvalid}. */
+    public SimSignal streamValid(String stream) {
+        return first(stream + "_valid", stream + "_tvalid");
+    }
+
+    /** The ready of stream port {@code stream}: {@code <stream>_ready} or {@code <stream>_tready}. */
+    public SimSignal streamReady(String stream) {
+        return first(stream + "_ready", stream + "_tready");
+    }
+
     /** Port names starting with {@code prefix}, in declaration order. */
     public List<String> names(String prefix) {
         List<String> out = new ArrayList<>();

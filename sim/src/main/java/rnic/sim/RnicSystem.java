@@ -62,6 +62,10 @@ public final class RnicSystem implements AutoCloseable {
 
     private RnicSystem(Builder b, Tb<?> tb) {
         this.tb = tb;
+        // Reset before any agent watches the ports: during reset the registers hold random initial values.
+        if (b.resetCycles > 0) {
+            tb.reset(b.resetCycles);
+        }
         Ports ports = Ports.of(tb);
         int qps = b.qps > 0 ? b.qps : countQps(ports, b.prefix[0]);
         if (qps == 0) {
@@ -100,14 +104,11 @@ public final class RnicSystem implements AutoCloseable {
             transports[s] = new SimTransport(tb, name, apb, memories[s],
                     new DmaAllocator(b.memoryBase, b.memorySize), ends, b.advanceCycles, what);
         }
-        if (b.resetCycles > 0) {
-            tb.reset(b.resetCycles);
-        }
     }
 
     private static int countQps(Ports ports, String prefix) {
         int q = 0;
-        while (ports.has(prefix + "tcpTx_" + q + "_valid")) {
+        while (ports.has(prefix + "tcpTx_" + q + "_valid") || ports.has(prefix + "tcpTx_" + q + "_tvalid")) {
             q++;
         }
         return q;

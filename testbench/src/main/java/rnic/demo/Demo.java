@@ -148,6 +148,13 @@ public final class Demo {
             out.println(r.tcpReport());
         }
         out.println("capture: " + o.pcap() + "   (tshark -r " + o.pcap() + "   or open it in Wireshark)");
+        if (rnic.sim.pcap.Tshark.binary().isPresent()) {
+            try {
+                out.println("tshark:  " + rnic.sim.pcap.Tshark.summarize(o.pcap()));
+            } catch (IOException e) {
+                out.println("tshark:  could not decode the capture: " + e.getMessage());
+            }
+        }
         if (o.wave() != null) {
             out.println("waveform: " + o.wave());
         }

@@ -71,6 +71,7 @@ public final class DemoScenario {
     private long expectedAtomic = ATOMIC_INITIAL;
     private int invalidatedStag;
     private boolean aDone;
+    private boolean aAborted;
 
     public DemoScenario(Consumer<String> progress) {
         this.progress = progress;
@@ -149,7 +150,7 @@ public final class DemoScenario {
             int receiveIndex = 0;
             long start = dev.cycles();
             boolean terminated = false;
-            while (!(aDone && terminated)) {
+            while (!(aDone && (terminated || aAborted))) {
                 if (dev.cycles() - start > 50 * TIMEOUT) {
                     fail("b: timed out waiting for a's run to end");
                     break;
@@ -387,6 +388,10 @@ public final class DemoScenario {
             if (qp.state() != QpState.ERR) {
                 fail("a: QP state " + qp.state() + " after the peer's Terminate, not ERR");
             }
+        } catch (RuntimeException | Error e) {
+            aAborted = true;
+            fail("a: " + e);
+            throw e;
         } finally {
             aDone = true;
         }

@@ -40,8 +40,8 @@ public final class TcpTxMonitor implements Agent {
         this.name = stream;
         this.end = end;
         this.pacer = pacer;
-        this.valid = ports.signal(stream + "_valid");
-        this.ready = ports.signal(stream + "_ready");
+        this.valid = ports.streamValid(stream);
+        this.ready = ports.streamReady(stream);
         this.tdata = ports.streamField(stream, "tdata");
         this.tkeep = ports.streamField(stream, "tkeep");
         this.tlast = ports.streamField(stream, "tlast");
