@@ -66,7 +66,11 @@ import spinal.lib.bus.amba4.axi.Axi4;
  */
 public final class RnicCore extends HwComponent {
 
-    /** Ports: {@code apb_*}, {@code axi_*}, {@code tcpTx_<q>_t*}, {@code tcpRx_<q>_t*} / {@code tcpRx_<q>_seq}. */
+    /**
+     * Ports: {@code apb_PADDR} …, {@code axi_awvalid} …, and per connection the streams {@code tcpTx_<q>} and
+     * {@code tcpRx_<q>} with SpinalHDL's stream names ({@code tcpTx_0_valid}, {@code tcpTx_0_ready},
+     * {@code tcpTx_0_payload_tdata}, {@code tcpRx_0_payload_seq}, …), as the simulation harness finds them.
+     */
     public static final class Io extends HwBundle {
         public final RnicConfig config;
         public final Apb3 apb;
@@ -104,10 +108,6 @@ public final class RnicCore extends HwComponent {
         int qb = d.qpBits();
         noIoPrefix();
         io = io(new Io(c));
-        for (int q = 0; q < n; q++) {
-            Streams.axisNames(io.tcpTx.get(q), "tcpTx_" + q);
-            Streams.axisNames(io.tcpRx.get(q), "tcpRx_" + q);
-        }
         regs = child("regs", () -> new RnicRegisterFile(c));
         engine = child("engine", () -> new RdmapEngine(d));
         rings = child("rings", () -> new QpRings(new QpRingsConfig(d, c.cqCount())));

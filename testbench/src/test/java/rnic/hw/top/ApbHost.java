@@ -1,10 +1,13 @@
-package rnic.sim;
+package rnic.hw.top;
 
 import java.util.ArrayDeque;
+import rnic.sim.Agent;
+import rnic.sim.SimSignal;
+import rnic.sim.Tb;
 import spinal.lib.bus.amba3.apb.Apb3;
 
 /**
- * Drives a design's APB3 slave port as the host's register bus (AMBA 3 APB: a setup cycle with {@code PSEL}, then
+ * The host's register bus in the RNIC core's testbenches: drives a design's APB3 slave port (AMBA 3 APB: a setup cycle with {@code PSEL}, then
  * access cycles with {@code PENABLE} until the slave raises {@code PREADY}). One transfer at a time, back to back when
  * queued. {@link #read} and {@link #write} queue a transfer and step the testbench until it has completed, so a test
  * reads like driver code; the other agents keep running meanwhile.
@@ -12,7 +15,7 @@ import spinal.lib.bus.amba3.apb.Apb3;
  * <p>Each completed transfer's {@code PSLVERROR} is kept ({@link #lastError()}); a transfer that does not complete
  * within {@value #TIMEOUT} cycles fails the test.
  */
-public final class Apb3Master implements Agent {
+final class ApbHost implements Agent {
     /** Cycles a transfer may wait for PREADY before the test fails. */
     public static final int TIMEOUT = 10_000;
 
@@ -64,7 +67,7 @@ public final class Apb3Master implements Agent {
     private boolean last;
     private long started;
 
-    private Apb3Master(Tb<?> tb, Apb3 port) {
+    private ApbHost(Tb<?> tb, Apb3 port) {
         this.tb = tb;
         paddr = tb.signal(port.PADDR());
         psel = tb.signal(port.PSEL());
@@ -80,8 +83,8 @@ public final class Apb3Master implements Agent {
     }
 
     /** A master on {@code port}, added to {@code tb}. */
-    public static Apb3Master on(Tb<?> tb, Apb3 port) {
-        return tb.add(new Apb3Master(tb, port));
+    static ApbHost on(Tb<?> tb, Apb3 port) {
+        return tb.add(new ApbHost(tb, port));
     }
 
     /** Queues a read; it completes while the testbench steps. */
