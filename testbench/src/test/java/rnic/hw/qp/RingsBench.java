@@ -25,6 +25,7 @@ import rnic.sim.Tb;
 import rnic.wire.Cqe;
 import rnic.wire.CqeKind;
 import rnic.wire.QpState;
+import rnic.wire.RdmapOpcode;
 import rnic.wire.RqWqe;
 import rnic.wire.SqWqe;
 import rnic.wire.WqeOpcode;
@@ -249,6 +250,11 @@ final class RingsBench {
     long firstRequestCycle = -1;
     long lastRequestCycle = -1;
     final List<Long> requestCycles = new ArrayList<>();
+    final List<Integer> requestQps = new ArrayList<>();
+    /** Cycle from which the last doorbell was visible to the rings. */
+    long doorbellCycle = -1;
+    /** Cycle the last receive post was taken. */
+    long lastPostCycle = -1;
     final List<Long> entryCycles = new ArrayList<>();
 
     // signals
@@ -514,7 +520,10 @@ final class RingsBench {
     /** Rings QP {@code q}'s send doorbell (QP_SQ_PROD). */
     void ring(int q) {
         int prod = qps.get(q).sqProd;
-        host(() -> sqProd[q].set(prod));
+        host(() -> {
+            sqProd[q].set(prod);
+            doorbellCycle = tb.cycle() + 1;
+        });
     }
 
     /** Posts a receive buffer on QP {@code q}'s receive ring and rings its doorbell. */
@@ -650,6 +659,7 @@ final class RingsBench {
         }
         lastRequestCycle = tb.cycle();
         requestCycles.add(tb.cycle());
+        requestQps.add(w.qp);
         Qp p = qps.get(w.qp);
         Posted head = p.sq.peek();
         if (head == null || !head.wqe.request(w.qp, head.index).equals(w)) {
@@ -687,6 +697,7 @@ final class RingsBench {
     }
 
     private void post(Post r) {
+        lastPostCycle = tb.cycle();
         Qp p = qps.get(r.qp);
         Posted head = p.rq.peek();
         if (head == null || head.address != r.address || head.capacity != r.capacity || head.index != r.wrId) {
@@ -747,6 +758,9 @@ final class RingsBench {
         p.sqCons = (h.index + 1) & 0xFFFF;
     }
 
+    private static final RdmapOpcode[] SENDS = {RdmapOpcode.SEND, RdmapOpcode.SEND_WITH_INVALIDATE,
+        RdmapOpcode.SEND_WITH_SE, RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE};
+
     private void engineStep() {
         for (Qp p : qps) {
             while (autoComplete && !p.inEngine.isEmpty() && p.inEngine.peek().due <= tb.cycle()) {
@@ -756,9 +770,12 @@ final class RingsBench {
                 Post b = p.hwRq.poll();
                 p.incoming--;
                 boolean imm = rnd.nextInt(4) == 0;
-                int opcode = imm ? 8 : 3 + rnd.nextInt(4);
+                RdmapOpcode op = imm ? RdmapOpcode.IMMEDIATE_DATA : SENDS[rnd.nextInt(SENDS.length)];
+                int opcode = op.code();
                 long len = imm ? 8 : (b.capacity == 0 ? 0 : Math.floorMod(rnd.nextLong(), b.capacity + 1));
-                long stag = (opcode == 4 || opcode == 6) ? rnd.nextInt() & 0xFFFFFFFFL : 0;
+                boolean invalidates = op == RdmapOpcode.SEND_WITH_INVALIDATE
+                        || op == RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE;
+                long stag = invalidates ? rnd.nextInt() & 0xFFFFFFFFL : 0;
                 events.push(new Event(imm ? RxEventKind.RECEIVE_IMMEDIATE.code() : RxEventKind.RECEIVE.code(), p.n,
                         b.wrId, len, imm ? rnd.nextLong() : 0, 0, opcode, stag));
             }
