@@ -156,4 +156,94 @@ class RnicDataPathTest {
                     + " (within 32; W=%d, paced memory)%n", octets, cycles, RnicBench.W);
         });
     }
+
+    @Test
+    void rdmaWriteThroughTheSendQueueLandsAtThePeer() {
+        RnicBench.model(RnicBench.W).run("write-a-to-b", 23, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side a = bench.a;
+            RnicBench.Side b = bench.b;
+            Random rng = tb.random();
+            int q = 0;
+            int pd = 1;
+            // B: a region for remote write, bound to QP 0 (RFC 5040 §8.1 via the STAG registers).
+            int stag = 0x0500 | rng.nextInt(256);
+            long sinkVa = 0x0000_0002_0000_0000L + 64 * rng.nextInt(1000) + rng.nextInt(8);
+            int length = 3000 + rng.nextInt(2000);
+            b.programStag(stag, pd, q, true, true, false, false, false, sinkVa, 65536);
+            // A: the source buffer and its rings.
+            long source = 0x0000_0001_0000_0000L + rng.nextInt(4096);
+            byte[] payload = RnicQpStateTest.randomBytes(rng, length);
+            a.memory.write(source, payload);
+            long sq = 0x10_0000;
+            long rq = 0x20_0000;
+            long cq = 0x30_0000;
+            rings(a, q, sq, rq, cq);
+            rings(b, q, sq, rq, cq);
+            for (RnicBench.Side s : List.of(a, b)) {
+                s.write(qpReg(q, "QP_PD"), pd);
+                s.write(qpReg(q, "QP_IRD"), 4);
+                s.write(qpReg(q, "QP_ORD"), 4);
+                s.mpa(q, true, true, true, false, 1460, 0); // Markers and CRC both ways, Full Operation from seq 0
+                assertEquals(QpState.INIT, s.request(q, QpState.INIT));
+                assertEquals(QpState.RTR, s.request(q, QpState.RTR));
+                assertEquals(QpState.RTS, s.request(q, QpState.RTS));
+            }
+            // The work request, signaled, in slot 0 of A's send queue; then the doorbell.
+            byte[] wqe = new byte[rnic.wire.SqWqe.SIZE];
+            java.nio.ByteBuffer w = java.nio.ByteBuffer.wrap(wqe).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            w.put(rnic.wire.SqWqe.OPCODE, (byte) rnic.wire.WqeOpcode.RDMA_WRITE.code());
+            w.put(rnic.wire.SqWqe.FLAGS, (byte) rnic.wire.SqWqe.FLAG_SIGNALED);
+            w.putInt(rnic.wire.SqWqe.LENGTH, length);
+            w.putLong(rnic.wire.SqWqe.LOCAL_ADDRESS, source);
+            w.putInt(rnic.wire.SqWqe.REMOTE_STAG, stag);
+            w.putLong(rnic.wire.SqWqe.REMOTE_TO, sinkVa);
+            a.memory.write(sq, wqe);
+            long start = tb.cycle();
+            a.write(qpReg(q, "QP_SQ_PROD"), 1);
+            // Done when the last octet is at B and A's completion is written.
+            long placedAt = -1;
+            while (placedAt < 0 || (a.memory.read(cq + rnic.wire.Cqe.OWNER, 1)[0] & 1) == 0) {
+                assertTrue(tb.cycle() - start < 100_000, "the Write did not complete in 100 000 cycles");
+                tb.step(1);
+                if (placedAt < 0 && java.util.Arrays.equals(payload, b.memory.read(sinkVa, length))) {
+                    placedAt = tb.cycle();
+                }
+            }
+            long doneAt = tb.cycle();
+            assertTrue(java.util.Arrays.equals(payload, b.memory.read(sinkVa, length)), "the Write at B, octet for octet");
+            java.nio.ByteBuffer cqe = java.nio.ByteBuffer.wrap(a.memory.read(cq, rnic.wire.Cqe.SIZE))
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            assertEquals(0, cqe.getInt(rnic.wire.Cqe.WR_ID), "wrId = slot index");
+            assertEquals(rnic.wire.CqeKind.SEND_DONE.code(), cqe.get(rnic.wire.Cqe.KIND) & 0xFF);
+            assertEquals(0, cqe.get(rnic.wire.Cqe.STATUS), "status: success");
+            assertEquals(q, cqe.get(rnic.wire.Cqe.QP));
+            assertEquals(1, a.read(qpReg(q, "QP_SQ_CONS")), "QP_SQ_CONS advanced past the request");
+            assertEquals(1, a.read(RnicBench.cqReg(0, "CQ_PROD")), "one completion written");
+            assertEquals(QpState.RTS, a.state(q));
+            assertEquals(QpState.RTS, b.state(q));
+            // On the wire: FPDUs with Markers and CRC, each within EMSS, one per TCP segment.
+            int fpdus = bench.a.tcpOut.get(q).segments.size();
+            assertTrue(fpdus >= (length + 1443) / 1444, fpdus + " FPDUs for " + length + " octets");
+            System.out.printf("[RnicDataPathTest] RDMA Write of %d octets A->B (W=%d, Markers+CRC): placed %d cycles"
+                    + " after the doorbell write began, completion written after %d; %d FPDUs%n", length,
+                    RnicBench.W, placedAt - start, doneAt - start, fpdus);
+        });
+    }
+
+    /** Ring and CQ registers of QP q on {@code s}: SQ, RQ of 16 slots, CQ q of 16 entries. */
+    static void rings(RnicBench.Side s, int q, long sq, long rq, long cq) {
+        s.write(qpReg(q, "QP_SQ_BASE_LO"), (int) sq);
+        s.write(qpReg(q, "QP_SQ_BASE_HI"), (int) (sq >>> 32));
+        s.write(qpReg(q, "QP_SQ_SIZE"), 4);
+        s.write(qpReg(q, "QP_RQ_BASE_LO"), (int) rq);
+        s.write(qpReg(q, "QP_RQ_BASE_HI"), (int) (rq >>> 32));
+        s.write(qpReg(q, "QP_RQ_SIZE"), 4);
+        s.write(qpReg(q, "QP_SQ_CQ"), q);
+        s.write(qpReg(q, "QP_RQ_CQ"), q);
+        s.write(RnicBench.cqReg(q, "CQ_BASE_LO"), (int) cq);
+        s.write(RnicBench.cqReg(q, "CQ_BASE_HI"), (int) (cq >>> 32));
+        s.write(RnicBench.cqReg(q, "CQ_SIZE"), 4);
+        s.write(RnicBench.cqReg(q, "CQ_CONS"), 0);
+    }
 }

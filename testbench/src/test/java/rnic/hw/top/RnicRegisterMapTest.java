@@ -70,7 +70,7 @@ class RnicRegisterMapTest {
             assertEquals(tag(cb.tag()), reg(cb.name() + "_TYPE_VALUE"), cb.name() + " type tag");
             List<String> names = new ArrayList<>();
             for (Register r : RnicBench.declared()) {
-                if (r.address() >= cb.base() && r.address() < cb.base() + Math.max(cb.stride(), 0x100)
+                if (r.address() >= cb.base() && r.address() < cb.base() + (cb.stride() > 0 ? cb.stride() : 0x100)
                         && r.name().startsWith(cb.name() + "_")) {
                     names.add(r.name());
                 }
