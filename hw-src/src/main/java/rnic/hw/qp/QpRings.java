@@ -12,6 +12,7 @@ import rnic.hw.ddp.DdpConfig;
 import rnic.hw.ddp.MemoryPort;
 import rnic.hw.rdmap.RdmapRxControl;
 import rnic.hw.rdmap.RdmapTxRequester;
+import spinal.core.Bits;
 import spinal.core.Bool;
 import spinal.core.Data;
 import spinal.core.UInt;
@@ -146,6 +147,13 @@ public final class QpRings extends HwComponent {
 
     public final QpRingsConfig config;
     public final Io io;
+    public final QpSqFetcher sqFetch;
+    public final QpSqIssuer sqIssue;
+    public final QpRqFetcher rqFetch;
+    public final QpRqFeeder rqFeed;
+    public final QpEventRouter router;
+    public final QpCqWriter cqWrite;
+    public final QpReadMerge reads;
 
     public QpRings(DdpConfig ddp, int cqCount) {
         this(new QpRingsConfig(ddp, cqCount));
@@ -155,21 +163,97 @@ public final class QpRings extends HwComponent {
         this.config = c;
         noIoPrefix();
         io = io(new Io(c));
-        // Skeleton: ports only (filled in by the following commits).
-        io.axi.setIdle();
-        for (int q = 0; q < c.qpCount(); q++) {
-            set(io.sqCons.apply(q), U(0, 16));
-            set(io.rqCons.apply(q), U(0, 16));
+        sqFetch = child("sqFetch", () -> new QpSqFetcher(c));
+        sqIssue = child("sqIssue", () -> new QpSqIssuer(c));
+        rqFetch = child("rqFetch", () -> new QpRqFetcher(c));
+        rqFeed = child("rqFeed", () -> new QpRqFeeder(c));
+        router = child("router", () -> new QpEventRouter(c));
+        cqWrite = child("cqWrite", () -> new QpCqWriter(c));
+        reads = child("reads", () -> new QpReadMerge(c.dataWidth()));
+        int n = c.qpCount();
+
+        Bits clear = wire("clearBits", io.clear.asBits());
+        Bits dead = router.io.dead;
+
+        // ---- send queue: fetch → issue → engine; the issuer's own completions to the router ----
+        for (int q = 0; q < n; q++) {
+            set(sqFetch.io.base.apply(q), io.sqBase.apply(q));
+            set(sqFetch.io.size.apply(q), io.sqSize.apply(q));
+            set(sqFetch.io.prod.apply(q), io.sqProd.apply(q));
+            set(sqFetch.io.cons.apply(q), router.io.sqCons.apply(q));
+            set(sqIssue.io.state.apply(q), io.state.apply(q));
+            set(sqIssue.io.sqCons.apply(q), router.io.sqCons.apply(q));
         }
-        for (int q = 0; q < c.cqCount(); q++) {
-            set(io.cqProd.apply(q), U(0, 16));
+        set(sqFetch.io.enable, sqIssue.io.fetchEnable);
+        set(sqFetch.io.clear, clear);
+        set(sqFetch.io.rewind.valid(), sqIssue.io.rewind.valid());
+        set(sqFetch.io.rewind.payload(), sqIssue.io.rewind.payload());
+        Streams.connect(sqFetch.io.entries, sqIssue.io.wqes);
+        set(sqIssue.io.stale, sqFetch.io.stale);
+        set(sqIssue.io.dead, dead);
+        set(sqIssue.io.clear, clear);
+        Streams.connect(sqIssue.io.requests, io.requests);
+        Streams.connect(sqIssue.io.stagInvalidate, io.stagInvalidate);
+        set(sqIssue.io.stagInvalidateDone.valid(), io.stagInvalidateDone.valid());
+        set(sqIssue.io.stagInvalidateDone.payload(), io.stagInvalidateDone.payload());
+
+        // ---- receive queue: fetch → feeder (credits) → engine ----
+        for (int q = 0; q < n; q++) {
+            set(rqFetch.io.base.apply(q), io.rqBase.apply(q));
+            set(rqFetch.io.size.apply(q), io.rqSize.apply(q));
+            set(rqFetch.io.prod.apply(q), io.rqProd.apply(q));
+            set(rqFetch.io.cons.apply(q), router.io.rqCons.apply(q));
+            set(rqFeed.io.state.apply(q), io.state.apply(q));
         }
-        io.requests.setIdle();
-        io.recv.setIdle();
-        io.stagInvalidate.setIdle();
-        set(io.events.ready(), False());
-        set(io.mpaErrors.ready(), False());
-        io.qpError.setIdle();
-        set(io.memoryError, False());
+        set(rqFetch.io.enable, rqFeed.io.fetchEnable);
+        set(rqFetch.io.clear, clear);
+        rqFetch.io.rewind.setIdle();
+        Streams.connect(rqFetch.io.entries, rqFeed.io.wqes);
+        set(rqFeed.io.stale, rqFetch.io.stale);
+        set(rqFeed.io.dead, dead);
+        set(rqFeed.io.clear, clear);
+        set(rqFeed.io.fetched.valid(), rqFetch.io.fetched.valid());
+        set(rqFeed.io.fetched.payload(), rqFetch.io.fetched.payload());
+        set(rqFeed.io.release.valid(), router.io.rqRelease.valid());
+        set(rqFeed.io.release.payload(), router.io.rqRelease.payload());
+        Streams.connect(rqFeed.io.recv, io.recv);
+
+        // ---- completions: router → CQ writer ----
+        Streams.connect(sqIssue.io.local, router.io.local);
+        Streams.connect(io.mpaErrors, router.io.mpaErrors);
+        Streams.connect(io.events, router.io.events);
+        for (int q = 0; q < n; q++) {
+            set(router.io.state.apply(q), io.state.apply(q));
+            set(router.io.sqSize.apply(q), io.sqSize.apply(q));
+            set(router.io.rqSize.apply(q), io.rqSize.apply(q));
+            set(router.io.sqCq.apply(q), io.sqCq.apply(q));
+            set(router.io.rqCq.apply(q), io.rqCq.apply(q));
+            set(io.sqCons.apply(q), router.io.sqCons.apply(q));
+            set(io.rqCons.apply(q), router.io.rqCons.apply(q));
+        }
+        set(router.io.clear, clear);
+        set(io.qpError.valid(), router.io.qpError.valid());
+        set(io.qpError.payload(), router.io.qpError.payload());
+        Streams.connect(router.io.cqes, cqWrite.io.requests);
+        for (int k = 0; k < c.cqCount(); k++) {
+            set(cqWrite.io.base.apply(k), io.cqBase.apply(k));
+            set(cqWrite.io.size.apply(k), io.cqSize.apply(k));
+            set(cqWrite.io.cons.apply(k), io.cqCons.apply(k));
+            set(io.cqProd.apply(k), cqWrite.io.prod.apply(k));
+        }
+
+        // ---- memory ----
+        reads.io.sq.$less$less(sqFetch.io.axi);
+        reads.io.rq.$less$less(rqFetch.io.axi);
+        io.axi.ar().$less$less(reads.io.axi.ar());
+        reads.io.axi.r().$less$less(io.axi.r());
+        io.axi.aw().$less$less(cqWrite.io.axi.aw());
+        io.axi.w().$less$less(cqWrite.io.axi.w());
+        cqWrite.io.axi.b().$less$less(io.axi.b());
+        Bool memoryError = regInit("memoryErrorSticky", bool(), False());
+        Bool sqReadError = wire("sqReadError", and(sqIssue.io.local.fire(),
+                eq(sqIssue.io.local.payload().status, U(rnic.wire.Cqe.STATUS_WQE_READ_ERROR, 8))));
+        when(or(cqWrite.io.writeError, rqFeed.io.readError, sqReadError), () -> set(memoryError, True()));
+        set(io.memoryError, memoryError);
     }
 }

@@ -151,24 +151,28 @@ public final class RegisterExport {
         json.setBusIf(bi);
         DocHtml html = new DocHtml(NAME);
         html.setBusIf(bi);
-        DocCHeader header = new DocCHeader(NAME, "RNIC", "u32", true, false);
+        DocCHeader header = new DocCHeader(NAME, "RNIC", "uint32_t", true, false);
         header.setBusIf(bi);
-        return new Export(List.copyOf(regs), json.body(), html.body(), balanceMacros(header.body()));
+        return new Export(List.copyOf(regs), json.body(), html.body(), cHeader(header.body()));
     }
 
     /**
-     * SpinalHDL 1.14.2's {@link DocCHeader} writes the offset macros of repeated blocks one closing parenthesis short
-     * ({@code #define RNIC_QP_STATE(base, size, i) ((base) + ((size) * (i)) + 0x0c}); this closes them.
+     * Makes regif's C header compile on its own: SpinalHDL 1.14.2's {@link DocCHeader} writes the offset macros of
+     * repeated blocks one closing parenthesis short ({@code #define RNIC_QP_STATE(base, size, i) ((base) + ((size) *
+     * (i)) + 0x0c}), and its register unions use {@code uint32_t} without including {@code <stdint.h>}.
      */
-    static String balanceMacros(String header) {
+    static String cHeader(String header) {
         StringBuilder b = new StringBuilder();
-        for (String line : header.split("\n", -1)) {
+        for (String line : header.split("\\n", -1)) {
             if (line.startsWith("#define ") && line.contains("(base, size, i)")) {
                 long open = line.chars().filter(ch -> ch == '(').count();
                 long close = line.chars().filter(ch -> ch == ')').count();
                 line = line + ")".repeat((int) Math.max(0, open - close));
             }
             b.append(line).append('\n');
+            if (line.startsWith("#define __") && line.endsWith("_H__")) {
+                b.append("\n#include <stdint.h>\n");
+            }
         }
         return b.substring(0, b.length() - 1);
     }
@@ -227,6 +231,52 @@ public final class RegisterExport {
         return out;
     }
 
+    /**
+     * The constants of {@code rnic.driver.RnicRegs}, name to value, in the order they are written: per block
+     * {@code <BLOCK>_BASE}, {@code <BLOCK>_STRIDE}, the register offsets, the TYPE/VERSION values and the field
+     * SHIFT/MASK pairs.
+     */
+    public static Map<String, Integer> constants(List<Register> regs) {
+        Map<String, Integer> c = new LinkedHashMap<>();
+        for (Block blk : blocks(regs)) {
+            long base = blk.bases().get(0);
+            put(c, blk.name() + "_BASE", base);
+            if (blk.repeated()) {
+                if (blk.bases().size() > 1) {
+                    put(c, blk.name() + "_STRIDE", blk.bases().get(1) - base);
+                } else {
+                    System.err.println("[RegisterExport] warning: one instance of block " + blk.name()
+                            + ": no " + blk.name() + "_STRIDE (export with at least two)");
+                }
+            }
+            for (Register r : blk.registers()) {
+                put(c, r.name(), blk.repeated() ? r.address() - base : r.address());
+            }
+            for (Register r : blk.registers()) {
+                List<Field> named = r.fields().stream().filter(f -> !f.access().equals(AccessType.NA$.MODULE$
+                        .toString())).toList();
+                if (r.name().equals(blk.name() + "_TYPE") || r.name().equals(blk.name() + "_VERSION")) {
+                    put(c, r.name() + "_VALUE", named.get(0).reset());
+                }
+                // every field narrower than its register, as the C header has them
+                if (named.size() > 1 || (named.size() == 1 && named.get(0).width() < 32)) {
+                    for (Field f : named) {
+                        String n = r.name() + "_" + f.name().toUpperCase();
+                        put(c, n + "_SHIFT", f.lsb());
+                        put(c, n + "_MASK", ((1L << f.width()) - 1) << f.lsb());
+                    }
+                }
+            }
+        }
+        return c;
+    }
+
+    private static void put(Map<String, Integer> c, String name, long value) {
+        if (c.put(name, (int) value) != null) {
+            throw new IllegalStateException("register constant " + name + " defined twice");
+        }
+    }
+
     /** The source of {@code rnic.driver.RnicRegs}. */
     static String javaSource(List<Register> regs) {
         StringBuilder b = new StringBuilder();
@@ -236,46 +286,20 @@ public final class RegisterExport {
                 + " block: the register of\n * QP q is at QP_BASE + q * QP_STRIDE + QP_x. A field is"
                 + " (value & REG_FIELD_MASK) >>> REG_FIELD_SHIFT.\n */\n");
         b.append("public final class RnicRegs {\n    private RnicRegs() {\n    }\n");
-        for (Block blk : blocks(regs)) {
-            long base = blk.bases().get(0);
-            b.append("\n    // ---- block ").append(blk.name()).append(blk.repeated() ? " (" + blk.bases().size()
-                    + " instances)" : "").append('\n');
-            constant(b, blk.name() + "_BASE", base);
-            if (blk.repeated()) {
-                if (blk.bases().size() > 1) {
-                    constant(b, blk.name() + "_STRIDE", blk.bases().get(1) - base);
-                } else {
-                    System.err.println("[RegisterExport] warning: one instance of block " + blk.name()
-                            + ": no " + blk.name() + "_STRIDE (export with at least two)");
-                }
+        String block = null;
+        for (Map.Entry<String, Integer> e : constants(regs).entrySet()) {
+            if (e.getKey().endsWith("_BASE") && !e.getKey().equals(block)) {
+                block = e.getKey();
+                b.append("\n    // ---- block ").append(e.getKey(), 0, e.getKey().length() - "_BASE".length())
+                        .append('\n');
             }
-            for (Register r : blk.registers()) {
-                constant(b, r.name(), blk.repeated() ? r.address() - base : r.address());
-            }
-            for (Register r : blk.registers()) {
-                List<Field> named = r.fields().stream().filter(f -> !f.access().equals(AccessType.NA$.MODULE$
-                        .toString())).toList();
-                if (r.name().equals(blk.name() + "_TYPE") || r.name().equals(blk.name() + "_VERSION")) {
-                    constant(b, r.name() + "_VALUE", named.get(0).reset());
-                }
-                // every field narrower than the register, as the C header has them
-                if (named.size() > 1 || (named.size() == 1 && named.get(0).width() < 32)) {
-                    for (Field f : named) {
-                        String n = r.name() + "_" + f.name().toUpperCase();
-                        constant(b, n + "_SHIFT", f.lsb());
-                        constant(b, n + "_MASK", ((1L << f.width()) - 1) << f.lsb());
-                    }
-                }
-            }
+            b.append("    public static final int ").append(e.getKey()).append(" = ")
+                    .append(String.format("0x%X", e.getValue())).append(";\n");
         }
         b.append("}\n");
         return b.toString();
     }
 
-    private static void constant(StringBuilder b, String name, long value) {
-        b.append("    public static final int ").append(name).append(" = ")
-                .append(String.format("0x%X", value & 0xFFFF_FFFFL)).append(";\n");
-    }
 
     private static void deleteTree(File f) {
         File[] children = f.listFiles();

@@ -12,7 +12,11 @@ import rnic.hw.mpa.TcpRxBeat;
 import rnic.hw.mpa.UlpduBeat;
 import rnic.wire.QpState;
 import spinal.core.Bool;
+import java.util.function.Supplier;
+import rnic.hdl.Scala;
+import spinal.core.ClockDomain;
 import spinal.core.ClockDomain$;
+import spinal.core.Component;
 import spinal.core.UInt;
 import spinal.lib.Stream;
 
@@ -20,10 +24,11 @@ import spinal.lib.Stream;
  * The MPA connection of one QP inside {@link RnicCore}: its {@link MpaTxFramer} and {@link MpaRxDeframer} and the
  * gates the QP state puts around them (RFC 5044 §7.1 Full Operation, RFC 5040 §5.4 dead streams).
  *
- * <p>{@link RnicCore} builds each connection in a clock domain whose reset is the QP being in RESET, so a reset QP
- * restarts its Marker grid, CRC and sequence state (MPA-12) and forgets that it started or received anything, without
- * touching the other connections. The reset is this module's only one and its port is named {@code reset}, as the
- * blocks' own, so the framer and deframer inside are the same modules as when generated alone.
+ * <p>{@code clear} (the QP is in RESET) is the synchronous soft reset of the framer and deframer (their clock domain's
+ * {@code softReset}): a reset QP restarts its Marker grid, CRC and sequence state (MPA-12) and forgets that it started
+ * or received anything, without touching the other connections; the core's own reset stays the asynchronous one. The
+ * modules in that domain have an extra reset port, so they are generated under their own names ({@value #SUFFIX}
+ * appended) next to the blocks generated alone.
  *
  * <ul>
  *   <li>Receive: {@code tcpRx} is taken in RTR, RTS, SQD and SQE (Full Operation from {@code rxSeqStart} with
@@ -38,11 +43,16 @@ import spinal.lib.Stream;
  */
 public final class RnicConnection extends HwComponent {
 
+    /** Appended to the module names of the framer, the deframer and everything inside them. */
+    public static final String SUFFIX = "_Conn";
+
     /** Ports. */
     public static final class Io extends HwBundle {
         public final int dataWidth;
         /** The QP's {@link QpState} code. */
         public final UInt state;
+        /** Restart the connection: the QP is in RESET (synchronous, held as long as wanted). */
+        public final Bool clear;
         public final Bool txMarkers;
         public final Bool rxMarkers;
         public final Bool crc;
@@ -70,6 +80,7 @@ public final class RnicConnection extends HwComponent {
         public Io(int dataWidth) {
             this.dataWidth = dataWidth;
             state = field("state", in(uint(3)));
+            clear = field("clear", in(bool()));
             txMarkers = field("txMarkers", in(bool()));
             rxMarkers = field("rxMarkers", in(bool()));
             crc = field("crc", in(bool()));
@@ -101,13 +112,16 @@ public final class RnicConnection extends HwComponent {
     public RnicConnection(int dataWidth) {
         noIoPrefix();
         io = io(new Io(dataWidth));
-        ClockDomain$.MODULE$.current().readResetWire().setName("reset");
         Streams.axisNames(io.tcpTx, "tcpTx");
         Streams.axisNames(io.tcpRx, "tcpRx");
         Streams.axisNames(io.ulpdu, "ulpdu");
         Streams.axisNames(io.segments, "segments");
-        tx = child("tx", () -> new MpaTxFramer(dataWidth));
-        rx = child("rx", () -> new MpaRxDeframer(dataWidth));
+        tx = inClearDomain(io.clear, () -> child("tx", () -> new MpaTxFramer(dataWidth)));
+        rx = inClearDomain(io.clear, () -> child("rx", () -> new MpaRxDeframer(dataWidth)));
+        for (Component c : new Component[] {tx, rx}) {
+            c.walkComponents(Scala.function1(k -> k.setDefinitionName((k.definitionName() != null
+                    ? k.definitionName() : k.getClass().getSimpleName()) + SUFFIX, false)));
+        }
 
         Bool inReset = wire("inReset", is(QpState.RESET));
         Bool inErr = wire("inErr", is(QpState.ERR));
@@ -115,6 +129,10 @@ public final class RnicConnection extends HwComponent {
         txStarted = regInit("txStarted", bool(), False());
         rxSeen = regInit("rxSeen", bool(), False());
         when(is(QpState.RTS), () -> set(txStarted, True()));
+        when(io.clear, () -> {
+            set(txStarted, False());
+            set(rxSeen, False());
+        });
         Bool txOn = wire("txOn", and(txStarted, or(not(io.holdTx), rxSeen)));
         Bool txDrop = wire("txDrop", and(not(txOn), or(inReset, is(QpState.INIT), inErr)));
         set(io.holding, and(is(QpState.RTS), not(txOn)));
@@ -131,7 +149,7 @@ public final class RnicConnection extends HwComponent {
         set(io.ulpdu.payload(), rx.io.ulpdu.payload());
         set(io.ulpduLength, rx.io.ulpduLength);
         set(rx.io.ulpdu.ready(), mux(deliver, io.ulpdu.ready(), True()));
-        when(rx.io.ulpdu.fire(), () -> set(rxSeen, True()));
+        when(and(rx.io.ulpdu.fire(), not(io.clear)), () -> set(rxSeen, True()));
         set(io.failed, rx.io.failed);
         set(io.errorCode, rx.io.errorCode);
         set(io.errorSeq, rx.io.errorSeq);
@@ -145,6 +163,14 @@ public final class RnicConnection extends HwComponent {
         set(tx.io.ulpdu.payload(), io.segments.payload());
         set(io.segments.ready(), or(and(txOn, tx.io.ulpdu.ready()), txDrop));
         Streams.connect(tx.io.tcp, io.tcpTx);
+    }
+
+    /** Builds {@code body} in a copy of the current clock domain with {@code clear} as its synchronous soft reset. */
+    private static <C extends Component> C inClearDomain(Bool clear, Supplier<C> body) {
+        ClockDomain cd = ClockDomain$.MODULE$.current();
+        ClockDomain domain = cd.copy(cd.clock(), cd.reset(), null, clear, cd.clockEnable(), cd.config(),
+                cd.frequency(), cd.clockEnableDivisionRate());
+        return domain.apply(Scala.byName(body));
     }
 
     private Bool is(QpState s) {

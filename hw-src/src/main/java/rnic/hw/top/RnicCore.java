@@ -4,10 +4,8 @@ import static rnic.hdl.Hdl.*;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
-import rnic.hdl.Scala;
 import rnic.hdl.Streams;
 import rnic.hw.axis.AxisBeat;
 import rnic.hw.ddp.DdpBeat;
@@ -21,9 +19,6 @@ import rnic.hw.rdmap.RdmapEngine;
 import rnic.wire.QpState;
 import spinal.core.Bits;
 import spinal.core.Bool;
-import spinal.core.ClockDomain;
-import spinal.core.ClockDomain$;
-import spinal.core.Component;
 import spinal.core.UInt;
 import spinal.lib.Stream;
 import spinal.lib.bus.amba3.apb.Apb3;
@@ -38,20 +33,22 @@ import spinal.lib.bus.amba4.axi.Axi4;
  *            apb ─► RnicRegisterFile ── QP/CQ registers ─► QpRings ◄─► axi (WQEs, CQEs)
  *                    │ setup, stagProgram     ▲ qpError      │ requests, recv ▲ events, mpaErrors
  *                    ▼                        │              ▼                │
- *   tcpRx_q ─► MpaRxDeframer_q ─► rx mux ─► RdmapEngine ─► tx demux ─► MpaTxFramer_q ─► tcpTx_q
- *                                               └──────────► axi (placement, fetch, atomics)
+ *   tcpRx_q ─► RnicConnection_q (MpaRxDeframer) ─► rx mux ─► RdmapEngine ─► tx demux ─►
+ *                                      RnicConnection_q (MpaTxFramer) ─► tcpTx_q
+ *                                            RdmapEngine ─► RnicMemoryMerge ◄─ QpRings ─► axi
  * </pre>
  *
- * <p><b>Connections.</b> Connection q carries QP q. Its MPA transmitter and receiver run in clock domains of their
- * own whose synchronous soft reset is the QP being in RESET, so a reset QP restarts its Marker grid and sequence
- * state (RFC 5044 §4.3, MPA-12) without touching the others. The receiver takes TCP payload in RTR, RTS, SQD and SQE
- * (Full Operation from QP_RX_SEQ_START with RX_MARKERS and CRC, MPA-26); in RESET and INIT {@code tcpRx_q} is held
- * (the host has not handed the stream over yet), in ERR its payload is taken and dropped (RFC 5040 §5.4: nothing is
- * placed on a dead stream). The transmitter sends from RTS on with TX_MARKERS, CRC and EMSS; with HOLD_TX_UNTIL_RX
- * nothing goes out before the receiver has released its first validated ULPDU (MPA-36), and the ring engine is shown
- * RTR until then so it starts no send work request. A segment the engine sends on a QP whose transmitter is not
- * running is held while the QP is in RTR or RTS (it can only be a response, and the transmitter is about to start) and
- * dropped in RESET, INIT and an ERR reached before RTS.
+ * <p><b>Connections.</b> Connection q carries QP q: an {@link RnicConnection} (its MPA transmitter and receiver and
+ * the QP-state gates around them), cleared while the QP is in RESET, so a reset QP restarts its Marker grid and
+ * sequence state (RFC 5044 §4.3, MPA-12) without touching the others. The
+ * receiver takes TCP payload in RTR, RTS, SQD and SQE (Full Operation from QP_RX_SEQ_START with RX_MARKERS and CRC,
+ * MPA-26); in RESET and INIT {@code tcpRx_q} is held (the host has not handed the stream over yet), in ERR its payload
+ * is taken and dropped (RFC 5040 §5.4: nothing is placed on a dead stream). The transmitter sends from RTS on with
+ * TX_MARKERS, CRC and EMSS; with HOLD_TX_UNTIL_RX nothing goes out before the receiver has released its first
+ * validated ULPDU (MPA-36), and the ring engine is shown RTR until then so it starts no send work request. A segment
+ * the engine sends on a QP whose transmitter is not running is held while the QP is in RTR or RTS (it can only be a
+ * response, and the transmitter is about to start) and dropped in RESET, INIT and an ERR reached before RTS. A reset
+ * QP's {@code tcpTx_q} may drop a beat it was showing: the connection is gone.
  *
  * <p><b>Engine side.</b> Received ULPDUs go to the engine whole, one connection after another in round-robin order,
  * tagged with the connection's QP; the ULPDU_Length rides along as the segment length ({@link DdpBeat#length}). A
@@ -66,7 +63,11 @@ import spinal.lib.bus.amba4.axi.Axi4;
  */
 public final class RnicCore extends HwComponent {
 
-    /** Ports: {@code apb_*}, {@code axi_*}, {@code tcpTx_<q>_t*}, {@code tcpRx_<q>_t*} / {@code tcpRx_<q>_seq}. */
+    /**
+     * Ports: {@code apb_PADDR} …, {@code axi_awvalid} …, and per connection the streams {@code tcpTx_<q>} and
+     * {@code tcpRx_<q>} with SpinalHDL's stream names ({@code tcpTx_0_valid}, {@code tcpTx_0_ready},
+     * {@code tcpTx_0_payload_tdata}, {@code tcpRx_0_payload_seq}, …), as the simulation harness finds them.
+     */
     public static final class Io extends HwBundle {
         public final RnicConfig config;
         public final Apb3 apb;
@@ -104,10 +105,6 @@ public final class RnicCore extends HwComponent {
         int qb = d.qpBits();
         noIoPrefix();
         io = io(new Io(c));
-        for (int q = 0; q < n; q++) {
-            Streams.axisNames(io.tcpTx.get(q), "tcpTx_" + q);
-            Streams.axisNames(io.tcpRx.get(q), "tcpRx_" + q);
-        }
         regs = child("regs", () -> new RnicRegisterFile(c));
         engine = child("engine", () -> new RdmapEngine(d));
         rings = child("rings", () -> new QpRings(new QpRingsConfig(d, c.cqCount())));
@@ -120,12 +117,13 @@ public final class RnicCore extends HwComponent {
             RnicRegisterFile.QpControl qc = regs.io.qp.get(q);
             final int qp = q;
             rxMid.add(wire("conn" + q + "_rxMid", bool()));
-            // Registered, so the connection's reset comes from a flip-flop; held off while the engine is taking a
-            // ULPDU of the connection (it must see the whole segment, and the deframer holds all of it).
-            Bool connReset = regInit("conn" + q + "_reset", bool(), True());
-            set(connReset, and(eq(qc.state, U(QpState.RESET.code(), 3)), not(rxMid.get(q))));
-            conns.add(inDomain(connReset, () -> child("conn_" + qp, () -> new RnicConnection(c.dataWidth()))));
+            conns.add(child("conn_" + qp, () -> new RnicConnection(c.dataWidth())));
             RnicConnection.Io k = conns.get(q).io;
+            // The QP in RESET restarts the connection, held off while the engine is taking one of its ULPDUs (it must
+            // see the whole segment, and the deframer holds all of it).
+            Bool clear = regInit("conn" + q + "_clear", bool(), True());
+            set(clear, and(eq(qc.state, U(QpState.RESET.code(), 3)), not(rxMid.get(q))));
+            set(k.clear, clear);
             set(k.state, qc.state);
             set(k.txMarkers, qc.txMarkers);
             set(k.rxMarkers, qc.rxMarkers);
@@ -262,14 +260,6 @@ public final class RnicCore extends HwComponent {
             });
             when(eq(regs.io.qp.get(q).state, U(QpState.RESET.code(), 3)), () -> set(reported, False()));
         }
-    }
-
-    /** Builds {@code body} in a copy of the current clock domain with {@code reset} as its reset. */
-    private static <C extends Component> C inDomain(Bool reset, Supplier<C> body) {
-        ClockDomain cd = ClockDomain$.MODULE$.current();
-        ClockDomain conn = cd.copy(cd.clock(), reset, null, cd.softReset(), cd.clockEnable(), cd.config(),
-                cd.frequency(), cd.clockEnableDivisionRate());
-        return conn.apply(Scala.byName(body));
     }
 
     /** The lowest index with {@code offer} set after {@code last} (wrapping), or the lowest overall. */
