@@ -320,6 +320,22 @@ class QpRingsTest {
             b.settle(20_000);
             assertEquals(before + 1, b.requestsTaken());
             assertEquals(3, b.qpErrors.matched());
+            // QP 3 fails with requests in the engine whose completions arrive right behind the Terminate, long before
+            // the register block's state says ERR: no entry for them, sqCons stays.
+            b.registerDelay = 40;
+            b.autoComplete = false;
+            for (int i = 0; i < 4; i++) {
+                b.post(3, RingsBench.Wqe.random(r, OPS[r.nextInt(OPS.length)].code(), true, false));
+            }
+            b.ring(3);
+            tb.runUntil(() -> b.requestsTaken() == before + 5, 2_000, "QP 3's requests");
+            int cons = b.sqConsNow(3);
+            b.event(new RingsBench.Event(CqeKind.TERMINATE_RECEIVED.code(), 3, 0, 46, r.nextLong(), 0, 7, 0));
+            b.completeAll();
+            b.autoComplete = true;
+            b.settle(20_000);
+            assertEquals(cons, b.sqConsNow(3));
+            assertEquals(4, b.qpErrors.matched());
         });
     }
 

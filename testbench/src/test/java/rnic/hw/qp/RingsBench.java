@@ -233,6 +233,10 @@ final class RingsBench {
     final StreamSink<Post> recvSink;
     final StreamSink<Long> invalidateSink;
     private final ArrayDeque<Runnable> hostActions = new ArrayDeque<>();
+    /** Actions of the register block due at a later cycle: {cycle, action}. */
+    private final List<Object[]> delayed = new ArrayList<>();
+    /** Cycles the register block takes to apply a qpError: 0 … this. */
+    int registerDelay = 3;
     private final ArrayDeque<QpErr> expectedErrors = new ArrayDeque<>();
     /** Delay of the bench's engine from a request to its completion: [min, max] cycles. */
     int completionMin = 1;
@@ -242,6 +246,9 @@ final class RingsBench {
     /** Invalidations the STag table finds (else STATUS_INVALIDATE_FAILED). */
     java.util.function.IntPredicate invalidateFinds = stag -> true;
     private Posted invalidating;
+    /** A request was already shown (waiting for the engine) when the invalidation was taken: it may still come. */
+    private boolean shownBeforeInvalidate;
+    private final SimSignal requestsValid;
     private int invalidatingQp = -1;
     private long invalidateDue = -1;
     private boolean invalidateFound;
@@ -360,6 +367,13 @@ final class RingsBench {
                         clear[q].set(false);
                     }
                 }
+                for (java.util.Iterator<Object[]> it = delayed.iterator(); it.hasNext();) {
+                    Object[] d = it.next();
+                    if ((long) d[0] <= tb.cycle()) {
+                        it.remove();
+                        hostActions.add((Runnable) d[1]);
+                    }
+                }
                 while (!hostActions.isEmpty()) {
                     hostActions.poll().run();
                 }
@@ -368,6 +382,7 @@ final class RingsBench {
         });
 
         Fields rf = Fields.of(tb, io.requests.payload());
+        requestsValid = tb.signal(io.requests.valid());
         requestSink = tb.add(new StreamSink<>("requests", tb.signal(io.requests.valid()),
                 tb.signal(io.requests.ready()), () -> new Wr((int) rf.get("qp"), (int) rf.get("opcode"),
                         rf.get("wrId"), rf.get("localAddress"), rf.get("length"), rf.get("localStag"),
@@ -672,7 +687,13 @@ final class RingsBench {
         }
         p.sq.poll();
         assertTrue(head.wqe.known() && !head.wqe.localInvalidate(), "only RDMAP operations reach requests");
-        assertTrue(invalidating == null, "cycle " + tb.cycle() + ": a request started during a local invalidation");
+        if (invalidating != null) {
+            // Only a request handed out before the invalidation (of another QP: the invalidation waited for every
+            // earlier request of its own) may be taken while it is pending.
+            assertTrue(shownBeforeInvalidate && w.qp != invalidatingQp, "cycle " + tb.cycle()
+                    + ": a request started during a local invalidation");
+            shownBeforeInvalidate = false;
+        }
         if (!p.alive()) {
             p.afterDead++;
             assertTrue(p.afterDead <= 1, "QP " + w.qp + ": requests keep coming in ERR");
@@ -733,6 +754,7 @@ final class RingsBench {
                         + " of QP " + p.n + " started with earlier requests incomplete");
                 invalidating = head;
                 invalidatingQp = p.n;
+                shownBeforeInvalidate = requestsValid.getBool();
                 invalidateFound = invalidateFinds.test((int) stag);
                 invalidateDue = tb.cycle() + 1 + rnd.nextInt(4);
                 return;
@@ -857,14 +879,23 @@ final class RingsBench {
             p.sqCons = (head.index + 1) & 0xFFFF;
         }
         qpErrors.actual(e);
-        setState(e.qp, QpState.of(e.state));
+        QpState to = QpState.of(e.state);
+        delayed.add(new Object[] {tb.cycle() + rnd.nextInt(registerDelay + 1), (Runnable) () -> {
+            Qp x = qps.get(e.qp);
+            // The register block applies the move unless the QP has left the state it was in (e.g. reset).
+            if (x.state != QpState.RESET) {
+                x.state = to;
+                state[e.qp].set(to.code());
+            }
+        }});
     }
 
     // ------------------------------------------------------------------------------------------------ running
 
     /** Nothing left to do: every source drained, every request completed, every expected entry read. */
     boolean quiet() {
-        if (events.busy() || mpaErrors.busy() || invalidating != null || !hostActions.isEmpty() || slave.busy()) {
+        if (events.busy() || mpaErrors.busy() || invalidating != null || !hostActions.isEmpty() || slave.busy()
+                || !delayed.isEmpty()) {
             return false;
         }
         for (Qp p : qps) {
