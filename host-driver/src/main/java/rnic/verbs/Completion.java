@@ -83,6 +83,16 @@ public final class Completion {
         solicited = se;
     }
 
+    /**
+     * A copy of this completion that polling will not overwrite (the arrays given to {@code poll} are reused; keep a
+     * copy only where a completion must outlive the next poll — this allocates).
+     */
+    public Completion copy() {
+        Completion c = new Completion();
+        c.copyFrom(this);
+        return c;
+    }
+
     /** Copies every field of {@code o}. */
     void copyFrom(Completion o) {
         wrId = o.wrId;

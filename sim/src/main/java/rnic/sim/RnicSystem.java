@@ -62,10 +62,6 @@ public final class RnicSystem implements AutoCloseable {
 
     private RnicSystem(Builder b, Tb<?> tb) {
         this.tb = tb;
-        // Reset before any agent watches the ports: during reset the registers hold random initial values.
-        if (b.resetCycles > 0) {
-            tb.reset(b.resetCycles);
-        }
         Ports ports = Ports.of(tb);
         int qps = b.qps > 0 ? b.qps : countQps(ports, b.prefix[0]);
         if (qps == 0) {
@@ -104,6 +100,12 @@ public final class RnicSystem implements AutoCloseable {
             transports[s] = new SimTransport(tb, name, apb, memories[s],
                     new DmaAllocator(b.memoryBase, b.memorySize), ends, b.advanceCycles, what);
         }
+        // Reset with every agent attached, so the cores' inputs are driven (idle) from the first cycle; the transmit
+        // monitors watch only after it (during reset the outputs show the registers' random initial values).
+        if (b.resetCycles > 0) {
+            tb.reset(b.resetCycles);
+        }
+        tx.forEach(TcpTxMonitor::arm);
     }
 
     private static int countQps(Ports ports, String prefix) {

@@ -108,7 +108,13 @@ public final class Demo {
         long t0 = System.nanoTime();
         RnicSystem.Builder b = RnicSystem.builder().tcp(TcpOptions.defaults().withMode(o.tcp())).capture(o.pcap());
         RnicSystem.run(model, "demo", o.seed(), b, sys -> {
-            new HostThreads().add("a", sys.a(), scenario::initiator).add("b", sys.b(), scenario::responder).run();
+            try {
+                new HostThreads().add("a", sys.a(), scenario::initiator).add("b", sys.b(), scenario::responder)
+                        .run();
+            } catch (HostThreads.HostFailure e) {
+                // already a failed check of the scenario; the table shows how far it got
+                progress.accept("stopped: " + e.getMessage());
+            }
             cycles[0] = sys.tb().cycle();
             tcp[0] = sys.report();
         });

@@ -127,11 +127,14 @@ public final class DemoScenario {
             atomic.putLong(0, ATOMIC_INITIAL);
             DmaBuffer doomed = dev.allocate(4096);
             DmaBuffer recv = dev.allocate(RECV_SIZE * RECV_COUNT);
-            MemoryRegion mrWrite = pd.registerMemory(writeTarget, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            MemoryRegion mrWrite = pd.registerMemory(writeTarget,
+                    EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));
             MemoryRegion mrRead = pd.registerMemory(readSource, EnumSet.of(Access.REMOTE_READ));
             MemoryRegion mrAtomic = pd.registerMemory(atomic,
                     EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_ATOMIC, Access.REMOTE_READ));
-            MemoryRegion mrDoomed = pd.registerMemory(doomed, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            // bound to the QP: only then may the peer invalidate it remotely (RFC 5040 §8.1.1 item 7, RDMAP-26)
+            MemoryRegion mrDoomed = pd.registerMemory(doomed, 0, 4096,
+                    EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE), qp);
             MemoryRegion mrRecv = pd.registerMemory(recv, EnumSet.of(Access.LOCAL_WRITE));
             for (int i = 0; i < RECV_COUNT; i++) {
                 qp.postRecv(RecvRequest.of(mrRecv.sge((long) i * RECV_SIZE, RECV_SIZE)).withId(1000 + i));
@@ -148,6 +151,7 @@ public final class DemoScenario {
             // Take completions until a's run is over and this QP is in ERR (the Terminate it sent for the bad Write).
             Completion[] out = Completion.array(16);
             int receiveIndex = 0;
+            int flushed = 0;
             long start = dev.cycles();
             boolean terminated = false;
             while (!(aDone && (terminated || aAborted))) {
@@ -174,7 +178,7 @@ public final class DemoScenario {
                             byte[] got = recv.get((long) slot * RECV_SIZE, (int) r.byteLength());
                             check = Arrays.equals(want, got) ? "payload ok" : "PAYLOAD MISMATCH";
                             if (check.startsWith("PAY")) {
-                                fail("b: receive " + receiveIndex + " differs");
+                                fail("b: receive " + receiveIndex + " differs: " + difference(want, got));
                             }
                         }
                         if (r.hasInvalidatedStag()) {
@@ -183,6 +187,10 @@ public final class DemoScenario {
                                 fail("b: invalidated " + hex(r.invalidatedStag()) + ", not " + hex(mrDoomed.rkey()));
                             }
                         }
+                    }
+                    if (r.status() == CompletionStatus.FLUSH_ERROR) {
+                        flushed++;
+                        continue;
                     }
                     peerRows.add(new Row("receive " + r.opcode(), r.byteLength(), r.status().toString(), 0, check));
                 }
@@ -200,8 +208,7 @@ public final class DemoScenario {
                     t.advance();
                 }
             }
-            // Drain the flushed receive buffers (FLUSH_ERROR) so the table shows them.
-            int flushed = 0;
+            // Drain the rest of the flushed receive buffers (FLUSH_ERROR) so the table counts them.
             for (int k = 0; k < 100; k++) {
                 int n = rcq.poll(out);
                 for (int i = 0; i < n; i++) {
@@ -228,7 +235,7 @@ public final class DemoScenario {
             peerRows.add(new Row("memory: invalidated buffer", 4096, doomedUntouched ? "untouched" : "WRITTEN", 0,
                     "the refused Write placed nothing"));
             if (!writesOk) {
-                fail("b: Write target differs from what a wrote");
+                fail("b: Write target differs from what a wrote: " + difference(expectedWriteTarget, got));
             }
             if (!atomicOk) {
                 fail(String.format("b: atomic target 0x%016x, model 0x%016x", atomicNow, expectedAtomic));
@@ -290,8 +297,15 @@ public final class DemoScenario {
 
             // ---- RDMA Read: the Responder's source pattern must arrive in the sink
             run(dev, scq, out, "RDMA Read", 4096, qp, WorkRequest.rdmaRead(mrSink.sge(0, 4096), readSource),
-                    () -> Arrays.equals(pattern(8192, 2), 0, 4096, sink.get(0, 4096), 0, 4096)
-                            ? "data ok" : null);
+                    () -> {
+                        byte[] want = Arrays.copyOf(pattern(8192, 2), 4096);
+                        byte[] got = sink.get(0, 4096);
+                        if (!Arrays.equals(want, got)) {
+                            fail("a: RDMA Read data: " + difference(want, got));
+                            return null;
+                        }
+                        return "data ok";
+                    });
 
             // ---- Sends
             expectedReceives.add(Arrays.copyOfRange(srcBytes, 0, 1024));
@@ -449,6 +463,22 @@ public final class DemoScenario {
     private static String describe(Connection c) {
         return "rev " + c.peerRev() + (c.txMarkers() || c.rxMarkers() ? ", markers" : "") + (c.crc() ? ", CRC" : "")
                 + (c.rtrForms().isEmpty() ? "" : ", RTR " + c.rtrForms()) + ", IRD/ORD " + c.ird() + "/" + c.ord();
+    }
+
+    /** Where two octet arrays first differ, for failure messages. */
+    static String difference(byte[] want, byte[] got) {
+        if (want == null || got == null) {
+            return "missing (" + (want == null ? "nothing expected" : "nothing read") + ")";
+        }
+        int n = Math.min(want.length, got.length);
+        for (int i = 0; i < n; i++) {
+            if (want[i] != got[i]) {
+                return String.format("first difference at octet %d of %d/%d: want %s… got %s…", i, want.length,
+                        got.length, java.util.HexFormat.of().formatHex(want, i, Math.min(n, i + 8)),
+                        java.util.HexFormat.of().formatHex(got, i, Math.min(n, i + 8)));
+            }
+        }
+        return "lengths " + want.length + " and " + got.length;
     }
 
     static String hex(int v) {

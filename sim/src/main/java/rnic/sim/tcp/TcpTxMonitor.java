@@ -53,8 +53,18 @@ public final class TcpTxMonitor implements Agent {
         ready.set(false);
     }
 
+    private boolean armed;
+
+    /** From now on the stream is checked and taken (before, e.g. during reset, it is ignored and not acknowledged). */
+    public void arm() {
+        armed = true;
+    }
+
     @Override
     public void sample() {
+        if (!armed) {
+            return;
+        }
         if (!valid.getBool()) {
             if (stalledData != null) {
                 throw new AssertionError(name + ": valid dropped while a beat was waiting for ready");
@@ -83,7 +93,7 @@ public final class TcpTxMonitor implements Agent {
 
     @Override
     public void drive() {
-        readyNow = end.coreCanSend() && pacer.allow();
+        readyNow = armed && end.coreCanSend() && pacer.allow();
         ready.set(readyNow);
     }
 
