@@ -29,8 +29,8 @@ public record CoreInfo(int version, int qpCount, int cqCount, int stagCount, int
         int config = regs.read(CORE_CONFIG);
         int qps = Registers.field(config, CORE_CONFIG_QP_COUNT_SHIFT, CORE_CONFIG_QP_COUNT_MASK);
         int cqs = Registers.field(config, CORE_CONFIG_CQ_COUNT_SHIFT, CORE_CONFIG_CQ_COUNT_MASK);
-        int log2Stags = Registers.field(config, CORE_CONFIG_LOG2_STAG_COUNT_SHIFT, CORE_CONFIG_LOG2_STAG_COUNT_MASK);
-        int bytes = Registers.field(config, CORE_CONFIG_OCTETS_SHIFT, CORE_CONFIG_OCTETS_MASK);
+        int log2Stags = Registers.field(config, CORE_CONFIG_STAG_COUNT_LOG2_SHIFT, CORE_CONFIG_STAG_COUNT_LOG2_MASK);
+        int bytes = Registers.field(config, CORE_CONFIG_DATA_BYTES_SHIFT, CORE_CONFIG_DATA_BYTES_MASK);
         if (qps == 0 || cqs == 0 || log2Stags == 0 || log2Stags > 24) {
             throw new IllegalStateException(String.format("CORE_CONFIG 0x%08x is not a usable configuration (%d QPs, "
                     + "%d CQs, 2^%d STags)", config, qps, cqs, log2Stags));

@@ -164,8 +164,8 @@ class DescriptorCodecTest {
         assertTrue(Registers.typeIs(0x43494E52, "RNIC"));
         assertFalse(Registers.typeIs(0x524E4944, "RNIC"));
         assertTrue(Registers.typeIs(0x51502020, "QP  "));
-        assertEquals(0x12, Registers.field(0x0012_3400, RnicRegs.CORE_CONFIG_LOG2_STAG_COUNT_SHIFT,
-                RnicRegs.CORE_CONFIG_LOG2_STAG_COUNT_MASK));
+        assertEquals(0x12, Registers.field(0x0012_3400, RnicRegs.CORE_CONFIG_STAG_COUNT_LOG2_SHIFT,
+                RnicRegs.CORE_CONFIG_STAG_COUNT_LOG2_MASK));
         assertEquals(0x34, Registers.field(0x0012_3400, RnicRegs.CORE_CONFIG_CQ_COUNT_SHIFT,
                 RnicRegs.CORE_CONFIG_CQ_COUNT_MASK));
         assertEquals(0x3300, Registers.place(0x33, 8, 0xFF00));

@@ -31,8 +31,9 @@ import spinal.lib.bus.regif.RegSlice;
  *
  * <p>The Java constants: for every register of the first instance of each block {@code <NAME> = offset} (absolute for
  * CORE and STAG, within the block for the repeated QP and CQ blocks), {@code <BLOCK>_BASE}, and for repeated blocks
- * {@code <BLOCK>_STRIDE}; for each field narrower than its register {@code <REG>_<FIELD>_SHIFT} (the field's lowest bit)
- * and {@code <REG>_<FIELD>_MASK} (its bits in place, as the C header's: {@code (value & MASK) >>> SHIFT}); and the
+ * {@code <BLOCK>_STRIDE}; for each field of a register with several fields, and for a lone flag field that is not the
+ * register itself (CORE_STATUS.MEMORY_ERROR, STAG_STATUS.BUSY), {@code <REG>_<FIELD>_SHIFT} (its lowest bit) and
+ * {@code <REG>_<FIELD>_MASK} (its bits in place, as the C header's: {@code (value & MASK) >>> SHIFT}); and the
  * constant contents of each block's head, {@code <BLOCK>_TYPE_VALUE} and {@code <BLOCK>_VERSION_VALUE}. Blocks are
  * found the way a driver walks them: a block starts at its {@code *_TYPE} register.
  */
@@ -258,9 +259,9 @@ public final class RegisterExport {
                 if (r.name().equals(blk.name() + "_TYPE") || r.name().equals(blk.name() + "_VERSION")) {
                     put(c, r.name() + "_VALUE", named.get(0).reset());
                 }
-                // every field narrower than its register, as the C header has them
-                if (named.size() > 1 || (named.size() == 1 && named.get(0).width() < 32)) {
-                    for (Field f : named) {
+                for (Field f : named) {
+                    // Several fields, or one that is not the register itself (a flag): name its bits.
+                    if (named.size() > 1 || f.width() < 32 && !r.name().endsWith("_" + f.name().toUpperCase())) {
                         String n = r.name() + "_" + f.name().toUpperCase();
                         put(c, n + "_SHIFT", f.lsb());
                         put(c, n + "_MASK", ((1L << f.width()) - 1) << f.lsb());

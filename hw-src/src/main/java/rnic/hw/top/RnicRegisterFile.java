@@ -237,9 +237,9 @@ public final class RnicRegisterFile extends HwComponent {
         RegInst config = reg("CORE_CONFIG", "Elaboration parameters of this core");
         parameter(config, "QP_COUNT", c.qpCount(), "queue pairs (and TCP connections)");
         parameter(config, "CQ_COUNT", c.cqCount(), "completion queues");
-        parameter(config, "LOG2_STAG_COUNT", Integer.numberOfTrailingZeros(d.stagCount()),
+        parameter(config, "STAG_COUNT_LOG2", Integer.numberOfTrailingZeros(d.stagCount()),
                 "log2 of the STag table entries");
-        parameter(config, "OCTETS", d.octets(), "data-path width W/8 in octets");
+        parameter(config, "DATA_BYTES", d.octets(), "data-path width W/8 in octets");
         RegInst status = reg("CORE_STATUS", "Status of the core");
         Bool memError = ro(status, "MEMORY_ERROR", () -> bool(), "sticky: a memory access got an error response",
                 "coreMemoryError");
@@ -256,7 +256,7 @@ public final class RnicRegisterFile extends HwComponent {
         RegInst limits = reg("CORE_LIMITS", "Engine limits the host must respect");
         parameter(limits, "MAX_IRD", d.maxIrd(), "largest IRD a QP can have (QP_IRD is clamped to it)");
         parameter(limits, "MAX_ORD", d.maxOrd(), "largest ORD a QP can have (QP_ORD is clamped to it)");
-        parameter(limits, "LOG2_RECV_DEPTH", Integer.numberOfTrailingZeros(d.recvDepth()),
+        parameter(limits, "RECV_DEPTH_LOG2", Integer.numberOfTrailingZeros(d.recvDepth()),
                 "log2 of the receive buffers the engine holds per QP");
         parameter(limits, "PD_WIDTH", d.pdWidth(), "bits of a Protection Domain number");
 

@@ -84,8 +84,8 @@ class RnicRegisterMapTest {
         // Fields the contract fixes.
         assertEquals(0xFF, reg("CORE_CONFIG_QP_COUNT_MASK"));
         assertEquals(0xFF00, reg("CORE_CONFIG_CQ_COUNT_MASK"));
-        assertEquals(0xFF0000, reg("CORE_CONFIG_LOG2_STAG_COUNT_MASK"));
-        assertEquals(0xFF000000, reg("CORE_CONFIG_OCTETS_MASK"));
+        assertEquals(0xFF0000, reg("CORE_CONFIG_STAG_COUNT_LOG2_MASK"));
+        assertEquals(0xFF000000, reg("CORE_CONFIG_DATA_BYTES_MASK"));
         String[] flags = {"VALID", "QP_BOUND", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "ZERO_BASED"};
         for (int i = 0; i < flags.length; i++) {
             assertEquals(1 << i, reg("STAG_FLAGS_" + flags[i] + "_MASK"), flags[i]);
@@ -95,6 +95,8 @@ class RnicRegisterMapTest {
         for (int i = 0; i < mpa.length; i++) {
             assertEquals(1 << i, reg("QP_MPA_" + mpa[i] + "_MASK"), mpa[i]);
         }
+        assertEquals(1, reg("CORE_STATUS_MEMORY_ERROR_MASK"));
+        assertEquals(1, reg("STAG_STATUS_BUSY_MASK"));
         assertEquals(0xFF, reg("QP_ERROR_KIND_MASK"));
         assertEquals(0xFF00, reg("QP_ERROR_STATUS_MASK"));
         assertEquals(8, reg("QP_ERROR_STATUS_SHIFT"));
