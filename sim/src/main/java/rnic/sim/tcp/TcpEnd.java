@@ -10,7 +10,10 @@ import rnic.transport.TcpConnection;
  * MPA Request and Reply. {@link #handOver()} moves both directions to the core at one exact octet each: the receive
  * side at {@link #receiveSequence()} — every octet the host has not read, whether it has already arrived or not, goes
  * to the core's tcpRx, none before — and the send side at {@link #sendSequence()}: the core's tcpTx segments go on the
- * wire after every octet the host queued. Sequence numbers are 32-bit TCP sequence numbers (modulo 2<sup>32</sup>).
+ * wire after every octet the host queued. From then on {@link #sendSequence()} and {@link #receiveSequence()} stay at
+ * the switch point (the driver programs them as SeqStart); {@link #coreSendSequence()} and
+ * {@link #coreReceiveSequence()} follow the core. Sequence numbers are 32-bit TCP sequence numbers (modulo
+ * 2<sup>32</sup>).
  */
 public final class TcpEnd implements TcpConnection {
     private static final long MASK = 0xFFFF_FFFFL;
@@ -65,14 +68,19 @@ public final class TcpEnd implements TcpConnection {
         return n;
     }
 
+    /** {@inheritDoc} After {@link #handOver()}: the first octet the core sends (the switch point, fixed). */
     @Override
     public long sendSequence() {
-        return (txBase + txOffset) & MASK;
+        return (txBase + (handedOver ? handOverTx : txOffset)) & MASK;
     }
 
+    /**
+     * {@inheritDoc} After {@link #handOver()}: the first octet the core receives (the switch point, fixed) — what the
+     * driver programs as the QP's receive SeqStart, however long it takes to get there.
+     */
     @Override
     public long receiveSequence() {
-        return (rxBase + rxOffset) & MASK;
+        return (rxBase + (handedOver ? handOverRx : rxOffset)) & MASK;
     }
 
     @Override
@@ -114,6 +122,16 @@ public final class TcpEnd implements TcpConnection {
     /** Receive sequence number at the hand-over: the first octet the core receives (-1 before). */
     public long handOverReceiveSequence() {
         return handedOver ? (rxBase + handOverRx) & MASK : -1;
+    }
+
+    /** Sequence number of the next octet the core will take (moves as it takes them). */
+    public long coreReceiveSequence() {
+        return (rxBase + rxOffset) & MASK;
+    }
+
+    /** Sequence number of the next octet the core will queue. */
+    public long coreSendSequence() {
+        return (txBase + txOffset) & MASK;
     }
 
     /** Octets waiting for the core's tcpRx (0 before the hand-over). */
@@ -187,7 +205,7 @@ public final class TcpEnd implements TcpConnection {
 
     @Override
     public String toString() {
-        return name + (handedOver ? " (core)" : " (host)") + " snd " + Long.toHexString(sendSequence()) + " rcv "
-                + Long.toHexString(receiveSequence());
+        return name + (handedOver ? " (core)" : " (host)") + " snd " + Long.toHexString(coreSendSequence())
+                + " rcv " + Long.toHexString(coreReceiveSequence());
     }
 }

@@ -77,7 +77,7 @@ public final class TcpRxPacker {
         }
         byte[] data = new byte[octets];
         end.corePeek(data, 0, n);
-        return new Beat(data, n, end.receiveSequence());
+        return new Beat(data, n, end.coreReceiveSequence());
     }
 
     /** The core took {@code beat}: its octets leave {@code end}'s receive buffer. */

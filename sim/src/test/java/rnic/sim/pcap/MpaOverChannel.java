@@ -103,7 +103,7 @@ final class MpaOverChannel {
         }
         int n = e.corePeek(s.buf, 0, s.buf.length);
         if (n > 0) {
-            long seq = e.receiveSequence();
+            long seq = e.coreReceiveSequence();
             e.coreConsume(n);
             byte[] p = java.util.Arrays.copyOf(s.buf, n);
             for (MpaDeframer.Event ev : s.deframer.receive(new TcpSegment(seq, p))) {

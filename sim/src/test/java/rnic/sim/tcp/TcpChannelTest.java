@@ -225,7 +225,7 @@ class TcpChannelTest {
             int n = b.corePeek(buf, 0, buf.length);
             if (n > 0) {
                 if (bFirstSeq < 0) {
-                    bFirstSeq = b.receiveSequence();
+                    bFirstSeq = b.coreReceiveSequence();
                 }
                 b.coreConsume(n);
                 bCore.write(buf, 0, n);
@@ -249,6 +249,10 @@ class TcpChannelTest {
         assertArrayEquals(fpdus, bCore.toByteArray(), "b's core gets exactly the octets after the Request");
         assertArrayEquals(reply, aHost.toByteArray());
         assertArrayEquals(concat(coreSegments), aCore.toByteArray(), "b's core octets follow its host's Reply");
+        assertEquals(b.handOverReceiveSequence(), b.receiveSequence(), "the host's view stays at the switch point");
+        assertEquals(b.handOverSendSequence(), b.sendSequence());
+        assertEquals((b.handOverReceiveSequence() + fpdus.length) & MASK, b.coreReceiveSequence());
+        assertEquals((b.handOverSendSequence() + sum(coreSegments)) & MASK, b.coreSendSequence());
     }
 
     /** The core's send buffer back-pressures: coreCanSend turns false at txBuffer octets queued. */
