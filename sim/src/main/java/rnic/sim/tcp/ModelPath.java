@@ -83,6 +83,11 @@ final class ModelPath {
     private final TreeMap<Long, byte[]> ooo = new TreeMap<>();
     private long advertisedEdge;
     private boolean ackNow;
+    // FIN: sent once the closing end's queue is empty, never lost, delivered after every octet before it
+    private boolean finSent;
+    private long finOffset;
+    private long finArrival;
+    private boolean finDelivered;
 
     ModelPath(int sender, TcpEnd from, TcpEnd to, TcpOptions o, Random rng, TcpStats stats, long seqBase,
             TcpWireCapture capture) {
@@ -103,7 +108,21 @@ final class ModelPath {
 
     /** Sequence number this direction's receiver acknowledges (the reverse direction's frames carry it). */
     long ackSeq() {
-        return seqBase + rcvNxt;
+        return seqBase + rcvNxt + (finDelivered ? 1 : 0);
+    }
+
+    /** Sequence number right after the last data octet sent (where a FIN goes). */
+    long dataEndSeq() {
+        return seqBase + sndNxt;
+    }
+
+    /** Whether every data octet sent has been delivered. */
+    boolean allDelivered() {
+        return rcvNxt == sndNxt;
+    }
+
+    boolean finSent() {
+        return finSent;
     }
 
     /** Window the receiver of this direction advertises. */
@@ -113,11 +132,12 @@ final class ModelPath {
 
     /** Sequence number of the next new octet of this direction (its sender's frames carry it). */
     long nextSeq() {
-        return seqBase + sndNxt;
+        return seqBase + sndNxt + (finSent ? 1 : 0);
     }
 
     boolean idle() {
-        return from.tx.isEmpty() && unacked.isEmpty() && wire.isEmpty() && acks.isEmpty() && ooo.isEmpty();
+        return from.tx.isEmpty() && unacked.isEmpty() && wire.isEmpty() && acks.isEmpty() && ooo.isEmpty()
+                && finSent == from.closeRequested() && finSent == finDelivered;
     }
 
     void tick(long now) {
@@ -126,6 +146,11 @@ final class ModelPath {
         }
         while (!wire.isEmpty() && wire.peek().arrival <= now) {
             onArrival(wire.poll());
+        }
+        if (finSent && !finDelivered && now >= finArrival && rcvNxt == finOffset) {
+            finDelivered = true;
+            ackNow = true;
+            to.peerClosed();
         }
         long edge = rcvNxt + window();
         if (ackNow || edge - advertisedEdge >= updateThreshold) {
@@ -136,6 +161,14 @@ final class ModelPath {
         }
         retransmit(now);
         sendNew(now);
+        if (!finSent && from.closeRequested() && from.tx.isEmpty()) {
+            finSent = true;
+            finOffset = sndNxt;
+            finArrival = now + o.delayMax();
+            if (capture != null) {
+                capture.fin(sender, now, seqBase + sndNxt, reverse.ackSeq(), reverse.window());
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ sender

@@ -32,7 +32,8 @@ public final class TcpEnd implements TcpConnection {
     private boolean handedOver;
     private long handOverTx = -1;
     private long handOverRx = -1;
-    private boolean closed;
+    private boolean peerClosed;
+    private boolean hostClosed;
 
     TcpEnd(String name, long txBase, long rxBase, int rxCapacity, int txCapacity) {
         this.name = name;
@@ -52,9 +53,7 @@ public final class TcpEnd implements TcpConnection {
     @Override
     public void send(byte[] data) {
         requireHost("send");
-        if (closed) {
-            throw new IllegalStateException(name + ": connection is closed");
-        }
+        requireOpen("send");
         tx.add(data, 0, data.length);
         txOffset += data.length;
     }
@@ -62,6 +61,7 @@ public final class TcpEnd implements TcpConnection {
     @Override
     public int receive(byte[] dst, int offset, int length) {
         requireHost("receive");
+        requireOpen("receive");
         int n = rx.peek(dst, offset, length);
         rx.drop(n);
         rxOffset += n;
@@ -94,9 +94,31 @@ public final class TcpEnd implements TcpConnection {
         handOverRx = rxOffset;
     }
 
+    /** {@inheritDoc} (its FIN arrived after every octet it sent, or the channel was torn down) */
     @Override
     public boolean closed() {
-        return closed;
+        return peerClosed;
+    }
+
+    /**
+     * Closes the connection in both directions: the octets queued so far still go out, then a FIN; the peer sees
+     * {@link #closed()} once it has everything before the FIN. Afterwards {@link #send} and {@link #receive} are
+     * refused. Idempotent. (The driver closes a connection whose MPA startup failed: E-M4, MPA-38/39, E-M5…E-M7;
+     * {@code TcpConnection.close()} of the transport SPI.)
+     */
+    public void close() {
+        hostClosed = true;
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean closeRequested() {
+        return hostClosed;
+    }
+
+    private void requireOpen(String what) {
+        if (hostClosed) {
+            throw new IllegalStateException(name + ": " + what + " after close()");
+        }
     }
 
     private void requireHost(String what) {
@@ -160,7 +182,7 @@ public final class TcpEnd implements TcpConnection {
 
     /** Whether the core may hand over another segment (the send buffer has room). */
     public boolean coreCanSend() {
-        return handedOver && !closed && tx.size() < txCapacity;
+        return handedOver && !hostClosed && !peerClosed && tx.size() < txCapacity;
     }
 
     /** Queues one segment the core sent on tcpTx (it goes on the wire after every earlier octet). */
@@ -199,8 +221,9 @@ public final class TcpEnd implements TcpConnection {
         return rxOffset;
     }
 
-    void close() {
-        closed = true;
+    /** The peer's FIN arrived (or the channel was torn down). */
+    void peerClosed() {
+        peerClosed = true;
     }
 
     @Override

@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import rnic.sim.tcp.Segmentation;
 import rnic.sim.tcp.TcpChannel;
@@ -135,6 +136,46 @@ class TcpChannelCaptureTest {
         System.out.println(name + ": " + TsharkMpaTest.filterCount(file, "frame") + " frames, " + retransmissions
                 + " retransmissions, " + crc.size() + " FPDU decodes (" + fpdus + " FPDUs); "
                 + channels.get(0).statsAtoB());
+    }
+
+    /**
+     * Both hosts close (a first, then b after it saw a's FIN) with data still flowing: one FIN per side in the
+     * capture, after the side's last data octet, and tshark sees no problem with the sequence and acknowledgment
+     * numbers around them.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(TcpChannel.Mode.class)
+    void hostCloseInTheCapture(TcpChannel.Mode mode) throws Exception {
+        Path file = TsharkMpaTest.DIR.resolve("channel-close-" + mode.name().toLowerCase() + ".pcap");
+        Random rng = new Random(12);
+        try (PcapWriter w = PcapWriter.create(file)) {
+            TcpChannel ch = new TcpChannel("qp0", TcpOptions.defaults().withMode(mode).withDelay(5, 20)
+                    .withPollInterval(2), rng, new TcpWireCapture(w, TcpEndpoint.DEFAULT_CLIENT,
+                    TcpEndpoint.DEFAULT_SERVER), 0);
+            byte[] buf = new byte[5000];
+            ch.a().send(new byte[3000]);
+            ch.b().send(new byte[2000]);
+            ch.a().close();
+            for (int i = 0; !ch.idle() || !ch.a().closed(); i++) {
+                assertTrue(i < 1_000_000);
+                if (!ch.b().closeRequested()) {
+                    ch.b().receive(buf, 0, buf.length);
+                }
+                if (ch.b().closed() && !ch.b().closeRequested()) {
+                    ch.b().send(new byte[100]); // half-closed: b may still send
+                    ch.b().close();
+                }
+                ch.tick();
+            }
+            assertTrue(ch.a().closed(), "a saw b's FIN");
+            ch.close();
+        }
+        TsharkMpaTest.assertClean(file);
+        List<String> fins = TsharkMpaTest.tshark(file, "-Y", "tcp.flags.fin == 1", "-T", "fields", "-e",
+                "tcp.srcport", "-e", "tcp.seq", "-e", "tcp.ack");
+        assertEquals(2, fins.size(), "one FIN per side: " + fins);
+        assertEquals(List.of("3001", "2101"), fins.stream().map(l -> l.split("\t")[1]).toList(),
+                "each FIN right after its side's data (relative sequence numbers)");
     }
 
     static final Pattern CRC_CHECK = Pattern.compile("^\\s+CRC check: 0x[0-9a-f]{8} \\(([^)]*)\\)");

@@ -255,6 +255,44 @@ class TcpChannelTest {
         assertEquals((b.handOverSendSequence() + sum(coreSegments)) & MASK, b.coreSendSequence());
     }
 
+    /**
+     * A host's close(): what it queued still arrives, in order, then the peer sees closed() — never before the last
+     * octet; the closing host can no longer send or receive; the channel goes idle.
+     */
+    @Test
+    void hostCloseSendsEverythingThenFin() {
+        Random rng = new Random(21);
+        TcpOptions o = TcpOptions.defaults().withDelay(5, 50).withLoss(0.05).withSegmentation(Segmentation.mixed());
+        TcpChannel ch = new TcpChannel("fin", o, rng);
+        byte[] data = random(rng, 20_000);
+        ch.a().send(data);
+        ch.a().close();
+        assertThrows(IllegalStateException.class, () -> ch.a().send(new byte[1]));
+        assertThrows(IllegalStateException.class, () -> ch.a().receive(new byte[1], 0, 1));
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        byte[] buf = new byte[777];
+        for (int i = 0; !ch.b().closed(); i++) {
+            assertTrue(i < 1_000_000, "no FIN");
+            ch.tick();
+            if (ch.b().closed()) {
+                assertEquals(data.length, got.size() + ch.b().rx.size(), "FIN only after the last octet");
+            }
+            got.write(buf, 0, ch.b().receive(buf, 0, buf.length));
+        }
+        got.write(buf, 0, ch.b().receive(buf, 0, buf.length));
+        while (got.size() < data.length) {
+            got.write(buf, 0, ch.b().receive(buf, 0, buf.length));
+        }
+        assertArrayEquals(data, got.toByteArray());
+        assertFalse(ch.a().closed(), "b has not closed its side");
+        ch.b().close();
+        for (int i = 0; i < 10_000 && !ch.idle(); i++) {
+            ch.tick();
+        }
+        assertTrue(ch.a().closed());
+        assertTrue(ch.idle());
+    }
+
     /** The core's send buffer back-pressures: coreCanSend turns false at txBuffer octets queued. */
     @Test
     void coreSendBackPressure() {
