@@ -69,6 +69,8 @@ final class ModelPath {
     private long sndUna;
     private long sndEdge;
     private final ArrayDeque<Seg> unacked = new ArrayDeque<>();
+    /** No retransmission timer expires before this cycle (it may be early after ACKs; never late). */
+    private long nextTimeout = Long.MAX_VALUE;
     private double tokens;
     /** Size chosen for the next new segment, kept while the window is too small for it (0 = not chosen yet). */
     private int want;
@@ -174,13 +176,19 @@ final class ModelPath {
     // ------------------------------------------------------------------------------------------------ sender
 
     private void retransmit(long now) {
+        if (now < nextTimeout) {
+            return; // no timer can have expired: skip the walk over every unacknowledged segment
+        }
+        long earliest = Long.MAX_VALUE;
         for (Seg s : unacked) {
             if (now - s.lastSent >= rto && mayTransmit()) {
                 stats.retransmissions++;
                 stats.retransmittedOctets += s.data.length;
                 transmit(s, now);
             }
+            earliest = Math.min(earliest, s.lastSent + rto);
         }
+        nextTimeout = earliest;
     }
 
     private void sendNew(long now) {
@@ -217,6 +225,7 @@ final class ModelPath {
 
     private void transmit(Seg s, long now) {
         s.lastSent = now;
+        nextTimeout = Math.min(nextTimeout, now + rto);
         tokens -= s.data.length;
         stats.segment(s.data.length);
         if (capture != null) {

@@ -319,7 +319,8 @@ class TcpChannelTest {
      */
     @Test
     void modelThroughput() {
-        for (TcpOptions o : List.of(TcpOptions.defaults(), TcpOptions.defaults().withLoss(0.01),
+        for (TcpOptions o : List.of(TcpOptions.defaults().withMss(1000), // JIT warm-up, not reported
+                TcpOptions.defaults(), TcpOptions.defaults().withLoss(0.01),
                 TcpOptions.defaults().withSegmentation(Segmentation.oneOctet()),
                 TcpOptions.defaults().withRate(8))) {
             Random rng = new Random(9);
@@ -342,6 +343,9 @@ class TcpChannelTest {
                 cycles++;
             }
             double s = (System.nanoTime() - t0) / 1e9;
+            if (o.mss() == 1000) {
+                continue;
+            }
             System.out.printf("model throughput %s: %.1f MB/s of wall time, %.1f octets/cycle, %.2f Mcycles/s%n", o,
                     got / s / 1e6, (double) got / cycles, cycles / s / 1e6);
             assertTrue(got >= total);
