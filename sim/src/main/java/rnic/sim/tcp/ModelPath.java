@@ -19,6 +19,8 @@ import java.util.TreeMap;
  *
  * <p><b>Wire.</b> Each transmission of a data segment is lost with probability {@code loss}, otherwise it arrives
  * {@code delayMin … delayMax} cycles later (segments may overtake each other). ACKs are never lost and keep their order.
+ * When the sending end {@link TcpEnd#close() closes}, a FIN follows its last octet; it is never lost either, and the
+ * receiver takes it (its end reports {@link TcpEnd#closed()}) once every octet before it has arrived.
  *
  * <p><b>Receiver</b> (DDP-02, DDP-03: in order, no duplicates). Delivers octets to the receiving end only in sequence
  * order: a segment ahead of a gap is held until the gap is filled, octets it already has (a retransmission of something
