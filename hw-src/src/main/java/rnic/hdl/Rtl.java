@@ -70,6 +70,26 @@ public final class Rtl {
         return generate(config(targetDirectory), top);
     }
 
+    /**
+     * Writes the Verilog of one block into {@code targetDirectory} the way it comes out inside a larger design (it is
+     * elaborated under a transparent {@link BlockWrapper}, whose own files are removed), so blocks generated one by one
+     * into one folder agree with the same modules inside a bigger block. Returns the Verilog files written.
+     */
+    public static List<String> generateBlock(File targetDirectory, Supplier<? extends Component> block) {
+        SpinalReport<BlockWrapper> report = generate(targetDirectory, () -> new BlockWrapper(block));
+        String wrapper = report.toplevel().definitionName();
+        List<String> files = new ArrayList<>();
+        for (String path : generatedFiles(report)) {
+            if (new File(path).getName().equals(wrapper + ".v")) {
+                new File(targetDirectory, wrapper + ".v").delete();
+            } else {
+                files.add(path);
+            }
+        }
+        new File(targetDirectory, wrapper + ".lst").delete();
+        return files;
+    }
+
     /** Elaborates {@code top} with {@code cfg} and writes Verilog. */
     public static <T extends Component> SpinalReport<T> generate(SpinalConfig cfg, Supplier<T> top) {
         return cfg.generateVerilog(Scala.byName(() -> elaborate(top)));

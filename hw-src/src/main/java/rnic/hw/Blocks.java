@@ -11,9 +11,14 @@ import rnic.hw.ddp.DdpSegmentBuilder;
 import rnic.hw.ddp.DdpTagValidator;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
+import rnic.hw.qp.QpRings;
+import rnic.hw.qp.QpRingsConfig;
 import rnic.hw.rdmap.RdmapAtomicUnit;
 import rnic.hw.rdmap.RdmapEngine;
 import rnic.hw.rdmap.RdmapRxControl;
+import rnic.hw.top.RnicConfig;
+import rnic.hw.top.RnicCore;
+import rnic.hw.top.RnicPair;
 import spinal.core.Component;
 
 /**
@@ -50,6 +55,15 @@ public final class Blocks {
             blocks.add(new Block("RdmapEngine", () -> new RdmapEngine(ddp)));
             blocks.add(new Block("DdpSegmentBuilder",
                     () -> new DdpSegmentBuilder(ddp, DdpSegmentBuilder.DEFAULT_TAG_WIDTH)));
+            blocks.add(new Block("QpRings", () -> new QpRings(QpRingsConfig.defaults().withDataWidth(width))));
+        }
+        // The whole RNIC (seconds to elaborate, so at the narrow and the wide end only) and the two-RNIC simulation
+        // top, which holds the same modules, at one width.
+        if (width == 64 || width == 512) {
+            blocks.add(new Block("RnicCore", () -> new RnicCore(RnicConfig.defaults().withDataWidth(width))));
+        }
+        if (width == 64) {
+            blocks.add(new Block("RnicPair", () -> new RnicPair(RnicConfig.defaults().withDataWidth(width))));
         }
         // Width-independent: the same units at every width.
         blocks.add(new Block("RdmapRxControl", () -> new RdmapRxControl(DdpConfig.defaults())));

@@ -13,7 +13,11 @@ package rnic.wire;
  * </pre>
  *
  * {@link #STATUS} is 0 for success, else the cause: for {@link CqeKind#TERMINATE_SENT}
- * {@code TerminateCause.ordinal() + 1}, for {@link CqeKind#MPA_ERROR} the {@link MpaErrorCode}.
+ * {@code TerminateCause.ordinal() + 1}, for {@link CqeKind#MPA_ERROR} the {@link MpaErrorCode}; a send queue
+ * element the core could not carry out completes with one of the {@code STATUS_*} codes below (from 0x80 on, apart
+ * from every Terminate cause).
+ *
+ * <p>{@link #WR_ID} of a send or receive queue completion is the element's slot: its ring index mod 2^size.
  */
 public final class Cqe {
     private Cqe() {
@@ -29,6 +33,22 @@ public final class Cqe {
     public static final int STATUS = 22;
     public static final int OPCODE = 23;
     public static final int OWNER = 31;
+
+    /** {@link #STATUS} of a completion without error. */
+    public static final int STATUS_SUCCESS = 0;
+    /**
+     * {@link #STATUS} of a send queue element whose opcode is no {@link WqeOpcode} (kind {@link CqeKind#SEND_DONE},
+     * opcode octet = the element's opcode, low 4 bits): the QP moved to SQE; the send queue resumes after it when the
+     * host moves the QP back to RTS.
+     */
+    public static final int STATUS_BAD_OPCODE = 0x80;
+    /** As {@link #STATUS_BAD_OPCODE}, but reading the element from host memory failed (an AXI error response). */
+    public static final int STATUS_WQE_READ_ERROR = 0x81;
+    /**
+     * {@link #STATUS} of a {@link CqeKind#LOCAL_INVALIDATE_DONE} whose STag was not valid (or its key did not match):
+     * nothing was invalidated; the QP stays in its state.
+     */
+    public static final int STATUS_INVALIDATE_FAILED = 0x82;
 
     /** {@link #WR_ID} of an entry that belongs to no work request. */
     public static final int NO_WR_ID = 0xFFFFFFFF;

@@ -109,8 +109,8 @@ public final class MemoryArbiter extends HwComponent {
         set(r.ready(), mux(rAtomic, io.atomic.r().ready(), io.builder.r().ready()));
     }
 
-    /** {@code target := source} for every element but {@code skip} (assigned separately). */
-    private static void copyBut(String skip, spinal.core.Bundle target, spinal.core.Bundle source) {
+    /** {@code target := source} for every element but {@code skip} (assigned separately); AXI channels alike. */
+    public static void copyBut(String skip, spinal.core.Bundle target, spinal.core.Bundle source) {
         var t = target.elements().iterator();
         var src = source.elements().iterator();
         while (t.hasNext()) {

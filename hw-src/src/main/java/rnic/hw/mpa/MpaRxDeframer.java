@@ -31,6 +31,10 @@ import spinal.lib.Stream;
  * the offending FPDU, or the hole) after every earlier ULPDU has been delivered. TCP is not closed here (MPA-45).
  * {@code markers} (Markers in this direction), {@code crc} and {@code seqStart} (first Full-Operation sequence number)
  * are held stable during Full Operation.
+ *
+ * <p>{@code ulpduLength} rides along {@code ulpdu} (stable with it): the ULPDU_Length of the ULPDU the shown beat
+ * belongs to, known from its first beat because a ULPDU is released only after its whole FPDU was checked. The DDP
+ * layer takes it as the segment length ({@link rnic.hw.ddp.DdpBeat#length}) and checks bounds before placing.
  */
 public final class MpaRxDeframer extends HwComponent {
 
@@ -39,6 +43,7 @@ public final class MpaRxDeframer extends HwComponent {
         public final int dataWidth;
         public final Stream<TcpRxBeat> tcp;
         public final Stream<AxisBeat> ulpdu;
+        public final UInt ulpduLength;
         public final Bool markers;
         public final Bool crc;
         public final UInt seqStart;
@@ -50,6 +55,7 @@ public final class MpaRxDeframer extends HwComponent {
             this.dataWidth = dataWidth;
             tcp = field("tcp", Streams.slaveStream(() -> new TcpRxBeat(dataWidth)));
             ulpdu = field("ulpdu", Streams.masterStream(() -> new AxisBeat(dataWidth)));
+            ulpduLength = field("ulpduLength", out(uint(16)));
             markers = field("markers", in(bool()));
             crc = field("crc", in(bool()));
             seqStart = field("seqStart", in(uint(32)));
@@ -73,6 +79,8 @@ public final class MpaRxDeframer extends HwComponent {
     public final UInt laneSel;
     /** Inside a released ULPDU. */
     public final Bool open;
+    /** ULPDU_Length of the released ULPDU, kept after its verdict was taken at the first beat. */
+    public final UInt length;
     public final Bool failed;
     public final UInt errorCode;
     public final UInt errorSeq;
@@ -128,6 +136,7 @@ public final class MpaRxDeframer extends HwComponent {
 
         // Release: a ULPDU goes out once its verdict is in and good; the first bad verdict ends delivery.
         open = regInit("open", bool(), False());
+        length = regInit("length", uint(16), U(0, 16));
         failed = regInit("failed", bool(), False());
         errorCode = regInit("errorCode", uint(8), U(0, 8));
         errorSeq = regInit("errorSeq", uint(32), U(0, 32));
@@ -141,6 +150,8 @@ public final class MpaRxDeframer extends HwComponent {
         Bool badHead = and(not(open), verdicts.valid(), verdict.bad);
         set(verdicts.ready(), or(failed, startsPacket, badHead));
         when(io.ulpdu.fire(), () -> set(open, not(held.payload().tlast)));
+        when(startsPacket, () -> set(length, verdict.length));
+        set(io.ulpduLength, mux(open, length, verdict.length));
         when(and(badHead, not(failed)), () -> {
             set(failed, True());
             set(errorCode, verdict.code);

@@ -85,6 +85,8 @@ public final class MpaRxParser extends HwComponent {
     /** Lane of the current FPDU. */
     public final UInt laneSel;
     public final Bool failed;
+    /** ULPDU_Length of the current FPDU, once its header has been seen in an earlier beat. */
+    public final UInt ulpduLength;
 
     public final UInt start;
     public final Bool isMarker;
@@ -114,6 +116,7 @@ public final class MpaRxParser extends HwComponent {
         laneSel = regInit("laneSel", uint(2), U(0, 2));
         UInt laneNext = wire("laneNext", nextLane(laneSel));
         failed = regInit("failed", bool(), False());
+        ulpduLength = regInit("ulpduLength", uint(16), U(0, 16));
 
         MpaRxRow r = io.input.payload();
         UInt hi = r.hi;
@@ -126,7 +129,8 @@ public final class MpaRxParser extends HwComponent {
         Bool hdrAvail = lt(contentStart, hi);
 
         // The FPDU in progress (A): its content ends at word eA, its CRC is word eA if that is in this beat.
-        UInt remA = mux(starting, contentWords(lengthAt(r.data, contentStart)), rem);
+        UInt lengthA = wire("lengthA", lengthAt(r.data, contentStart));
+        UInt remA = mux(starting, contentWords(lengthA), rem);
         UInt eA = add(contentStart.resize(RW), remA);
         endsA = wire("endsA", lt(eA, hiR));
         Bool contentEnds = le(eA, hiR);
@@ -137,7 +141,8 @@ public final class MpaRxParser extends HwComponent {
         // The FPDU after it (B), starting right after A's CRC.
         nextStart = wire("nextStart", add(eAw, U(1, cw)));
         Bool bAvail = and(endsA, lt(nextStart, hi));
-        UInt tB = contentWords(lengthAt(r.data, nextStart));
+        UInt lengthB = wire("lengthB", lengthAt(r.data, nextStart));
+        UInt tB = contentWords(lengthB);
         UInt eB = add(nextStart.resize(RW), tB);
         Bool bFits = not(lt(eB, hiR)); // B's CRC is not in this beat
 
@@ -194,6 +199,7 @@ public final class MpaRxParser extends HwComponent {
         set(st.code, mux(lost, U(MpaErrorCode.TCP_CLOSED.code(), 8),
                 mux(crcBad, U(MpaErrorCode.CRC_ERROR.code(), 8), U(MpaErrorCode.MARKER_ERROR.code(), 8))));
         set(st.seq, add(io.seqStart, mux(lost, r.rowOff, fpduOffA)));
+        set(st.length, mux(starting, lengthA, ulpduLength));
 
         set(io.input.ready(), or(failed, and(go, not(hold)), and(active, lost, io.status.ready())));
 
@@ -208,6 +214,7 @@ public final class MpaRxParser extends HwComponent {
                 when(takeB, () -> {
                     set(inFpdu, True());
                     set(rem, sub(tB, countB.resize(RW)));
+                    set(ulpduLength, lengthB);
                     UInt off = add(r.rowOff, shl(nextStart.resize(30), 2));
                     set(hdrOff, off);
                     set(fpduOff, off);
@@ -216,6 +223,7 @@ public final class MpaRxParser extends HwComponent {
             }).otherwise(() -> {
                 set(inFpdu, or(inFpdu, hdrAvail));
                 when(starting, () -> {
+                    set(ulpduLength, lengthA);
                     set(leadDone, not(hdrAvail));
                     set(fpduOff, fpduOffA);
                     set(hdrOff, add(r.rowOff, shl(contentStart.resize(30), 2)));

@@ -20,6 +20,7 @@ import rnic.sim.AxisSink;
 import rnic.sim.Pacer;
 import rnic.sim.Scoreboard;
 import rnic.sim.SimModel;
+import rnic.sim.SimSignal;
 import rnic.sim.Tb;
 import rnic.sim.TcpPayloadSource;
 
@@ -62,7 +63,26 @@ class MpaRxDeframerTest {
                 + " seed=" + tb.seed(), java.util.Arrays::equals,
                 b -> b.length + " octets " + HexFormat.of().formatHex(b, 0, Math.min(b.length, 48))));
         TcpPayloadSource src = TcpPayloadSource.on(tb, dut.io.tcp, in);
-        AxisSink.on(tb, dut.io.ulpdu, out, sb::actual);
+        // ulpduLength rides along every beat: each beat of a ULPDU must show that ULPDU's length.
+        SimSignal valid = tb.signal(dut.io.ulpdu.valid());
+        SimSignal ready = tb.signal(dut.io.ulpdu.ready());
+        SimSignal length = tb.signal(dut.io.ulpduLength);
+        List<Long> lengths = new ArrayList<>();
+        tb.add(new rnic.sim.Agent() {
+            @Override
+            public void sample() {
+                if (valid.getBool() && ready.getBool()) {
+                    lengths.add(length.get());
+                }
+            }
+        });
+        AxisSink.on(tb, dut.io.ulpdu, out, u -> {
+            for (long l : lengths) {
+                assertEquals(u.length, l, "ulpduLength on a beat of a " + u.length + "-octet ULPDU");
+            }
+            lengths.clear();
+            sb.actual(u);
+        });
         tb.reset(3);
         expected.forEach(sb::expect);
         long start = tb.cycle();

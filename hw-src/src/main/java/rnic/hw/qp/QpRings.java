@@ -1,0 +1,259 @@
+package rnic.hw.qp;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.MemoryPort;
+import rnic.hw.rdmap.RdmapRxControl;
+import rnic.hw.rdmap.RdmapTxRequester;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.Data;
+import spinal.core.UInt;
+import spinal.core.Vec;
+import spinal.lib.Flow;
+import spinal.lib.Stream;
+import spinal.lib.bus.amba4.axi.Axi4;
+
+/**
+ * The send, receive and completion rings of every QP in host memory, with their doorbells: between the host's
+ * registers (ring bases, sizes, producer indices, QP states) and the host ports of the {@code RdmapEngine}
+ * (work requests, receive buffers, events, local invalidations). The descriptor layouts are {@link rnic.wire.SqWqe},
+ * {@link rnic.wire.RqWqe} and {@link rnic.wire.Cqe} (issue 5 contract, "Core behaviour").
+ *
+ * <p>Per-QP and per-CQ ports are {@link Vec}s: element {@code i} of port {@code state} is the Verilog port
+ * {@code state_i}.
+ */
+public final class QpRings extends HwComponent {
+
+    /** An MPA receiver error of a connection (= QP): written as an MPA_ERROR completion, the QP goes to ERR. */
+    public static final class MpaError extends HwBundle {
+        public final QpRingsConfig config;
+        public final UInt qp;
+        /** The {@link rnic.wire.MpaErrorCode}. */
+        public final UInt code;
+        /** TCP sequence number where the error was found. */
+        public final UInt seq;
+
+        public MpaError(QpRingsConfig config) {
+            this.config = config;
+            qp = field("qp", uint(config.qpBits()));
+            code = field("code", uint(8));
+            seq = field("seq", uint(32));
+        }
+    }
+
+    /** The rings moved a QP to an error state: the register block applies it and latches QP_ERROR. */
+    public static final class QpError extends HwBundle {
+        public final QpRingsConfig config;
+        public final UInt qp;
+        /** {@link rnic.wire.QpState} code: ERR or SQE. */
+        public final UInt state;
+        /** {@link rnic.wire.CqeKind} code of the cause. */
+        public final UInt kind;
+        /** The completion status ({@link rnic.wire.Cqe#STATUS}) of the cause. */
+        public final UInt status;
+
+        public QpError(QpRingsConfig config) {
+            this.config = config;
+            qp = field("qp", uint(config.qpBits()));
+            state = field("state", uint(3));
+            kind = field("kind", uint(8));
+            status = field("status", uint(8));
+        }
+    }
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final QpRingsConfig config;
+        public final Axi4 axi;
+        public final Vec<UInt> state;
+        public final Vec<UInt> sqBase;
+        public final Vec<UInt> sqSize;
+        public final Vec<UInt> sqProd;
+        public final Vec<UInt> sqCq;
+        public final Vec<UInt> rqBase;
+        public final Vec<UInt> rqSize;
+        public final Vec<UInt> rqProd;
+        public final Vec<UInt> rqCq;
+        public final Vec<Bool> clear;
+        public final Vec<UInt> sqCons;
+        public final Vec<UInt> rqCons;
+        public final Vec<UInt> cqBase;
+        public final Vec<UInt> cqSize;
+        public final Vec<UInt> cqCons;
+        public final Vec<UInt> cqProd;
+        public final Stream<RdmapTxRequester.WorkRequest> requests;
+        public final Stream<RdmapRxControl.RecvPost> recv;
+        public final Stream<RdmapRxControl.Event> events;
+        public final Stream<UInt> stagInvalidate;
+        public final Flow<Bool> stagInvalidateDone;
+        public final Stream<MpaError> mpaErrors;
+        public final Flow<QpError> qpError;
+        /** Sticky: a ring read or a completion write got an error response. */
+        public final Bool memoryError;
+
+        public Io(QpRingsConfig config) {
+            this.config = config;
+            QpRingsConfig c = config;
+            DdpConfig d = c.ddp();
+            int n = c.qpCount();
+            int ib = QpRingsConfig.INDEX_BITS;
+            int sb = QpRingsConfig.SIZE_BITS;
+            axi = field("axi", MemoryPort.master(c.dataWidth()));
+            state = field("state", in(perIndex(n, () -> uint(3))));
+            sqBase = field("sqBase", in(perIndex(n, () -> uint(64))));
+            sqSize = field("sqSize", in(perIndex(n, () -> uint(sb))));
+            sqProd = field("sqProd", in(perIndex(n, () -> uint(ib))));
+            sqCq = field("sqCq", in(perIndex(n, () -> uint(c.cqBits()))));
+            rqBase = field("rqBase", in(perIndex(n, () -> uint(64))));
+            rqSize = field("rqSize", in(perIndex(n, () -> uint(sb))));
+            rqProd = field("rqProd", in(perIndex(n, () -> uint(ib))));
+            rqCq = field("rqCq", in(perIndex(n, () -> uint(c.cqBits()))));
+            clear = field("clear", in(perIndex(n, () -> bool())));
+            sqCons = field("sqCons", out(perIndex(n, () -> uint(ib))));
+            rqCons = field("rqCons", out(perIndex(n, () -> uint(ib))));
+            cqBase = field("cqBase", in(perIndex(c.cqCount(), () -> uint(64))));
+            cqSize = field("cqSize", in(perIndex(c.cqCount(), () -> uint(sb))));
+            cqCons = field("cqCons", in(perIndex(c.cqCount(), () -> uint(ib))));
+            cqProd = field("cqProd", out(perIndex(c.cqCount(), () -> uint(ib))));
+            requests = field("requests", Streams.masterStream(() -> new RdmapTxRequester.WorkRequest(d)));
+            recv = field("recv", Streams.masterStream(() -> new RdmapRxControl.RecvPost(d)));
+            events = field("events", Streams.slaveStream(() -> new RdmapRxControl.Event(d)));
+            stagInvalidate = field("stagInvalidate", Streams.masterStream(() -> uint(32)));
+            stagInvalidateDone = field("stagInvalidateDone", spinal.lib.slave$.MODULE$.apply(
+                    spinal.lib.Flow$.MODULE$.apply(hardType(spinal.core.Bool::new))));
+            mpaErrors = field("mpaErrors", Streams.slaveStream(() -> new MpaError(c)));
+            qpError = field("qpError", spinal.lib.master$.MODULE$.apply(
+                    spinal.lib.Flow$.MODULE$.apply(hardType(() -> new QpError(c)))));
+            memoryError = field("memoryError", out(bool()));
+        }
+    }
+
+    /** A Vec of {@code n} signals of one type (port element {@code i} becomes {@code <port>_i}). */
+    static <T extends Data> Vec<T> perIndex(int n, Supplier<T> type) {
+        List<T> list = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            list.add(type.get());
+        }
+        return vec(list);
+    }
+
+    public final QpRingsConfig config;
+    public final Io io;
+    public final QpSqFetcher sqFetch;
+    public final QpSqIssuer sqIssue;
+    public final QpRqFetcher rqFetch;
+    public final QpRqFeeder rqFeed;
+    public final QpEventRouter router;
+    public final QpCqWriter cqWrite;
+    public final QpReadMerge reads;
+
+    public QpRings(DdpConfig ddp, int cqCount) {
+        this(new QpRingsConfig(ddp, cqCount));
+    }
+
+    public QpRings(QpRingsConfig c) {
+        this.config = c;
+        noIoPrefix();
+        io = io(new Io(c));
+        sqFetch = child("sqFetch", () -> new QpSqFetcher(c));
+        sqIssue = child("sqIssue", () -> new QpSqIssuer(c));
+        rqFetch = child("rqFetch", () -> new QpRqFetcher(c));
+        rqFeed = child("rqFeed", () -> new QpRqFeeder(c));
+        router = child("router", () -> new QpEventRouter(c));
+        cqWrite = child("cqWrite", () -> new QpCqWriter(c));
+        reads = child("reads", () -> new QpReadMerge(c.dataWidth()));
+        int n = c.qpCount();
+
+        Bits clear = wire("clearBits", io.clear.asBits());
+        Bits dead = router.io.dead;
+
+        // ---- send queue: fetch → issue → engine; the issuer's own completions to the router ----
+        for (int q = 0; q < n; q++) {
+            set(sqFetch.io.base.apply(q), io.sqBase.apply(q));
+            set(sqFetch.io.size.apply(q), io.sqSize.apply(q));
+            set(sqFetch.io.prod.apply(q), io.sqProd.apply(q));
+            set(sqFetch.io.cons.apply(q), router.io.sqCons.apply(q));
+            set(sqIssue.io.state.apply(q), io.state.apply(q));
+            set(sqIssue.io.sqCons.apply(q), router.io.sqCons.apply(q));
+        }
+        set(sqFetch.io.enable, sqIssue.io.fetchEnable);
+        set(sqFetch.io.clear, clear);
+        set(sqFetch.io.rewind.valid(), sqIssue.io.rewind.valid());
+        set(sqFetch.io.rewind.payload(), sqIssue.io.rewind.payload());
+        Streams.connect(sqFetch.io.entries, sqIssue.io.wqes);
+        set(sqIssue.io.stale, sqFetch.io.stale);
+        set(sqIssue.io.dead, dead);
+        set(sqIssue.io.clear, clear);
+        Streams.connect(sqIssue.io.requests, io.requests);
+        Streams.connect(sqIssue.io.stagInvalidate, io.stagInvalidate);
+        set(sqIssue.io.stagInvalidateDone.valid(), io.stagInvalidateDone.valid());
+        set(sqIssue.io.stagInvalidateDone.payload(), io.stagInvalidateDone.payload());
+
+        // ---- receive queue: fetch → feeder (credits) → engine ----
+        for (int q = 0; q < n; q++) {
+            set(rqFetch.io.base.apply(q), io.rqBase.apply(q));
+            set(rqFetch.io.size.apply(q), io.rqSize.apply(q));
+            set(rqFetch.io.prod.apply(q), io.rqProd.apply(q));
+            set(rqFetch.io.cons.apply(q), router.io.rqCons.apply(q));
+            set(rqFeed.io.state.apply(q), io.state.apply(q));
+        }
+        set(rqFetch.io.enable, rqFeed.io.fetchEnable);
+        set(rqFetch.io.clear, clear);
+        rqFetch.io.rewind.setIdle();
+        Streams.connect(rqFetch.io.entries, rqFeed.io.wqes);
+        set(rqFeed.io.stale, rqFetch.io.stale);
+        set(rqFeed.io.dead, dead);
+        set(rqFeed.io.clear, clear);
+        set(rqFeed.io.fetched.valid(), rqFetch.io.fetched.valid());
+        set(rqFeed.io.fetched.payload(), rqFetch.io.fetched.payload());
+        set(rqFeed.io.release.valid(), router.io.rqRelease.valid());
+        set(rqFeed.io.release.payload(), router.io.rqRelease.payload());
+        Streams.connect(rqFeed.io.recv, io.recv);
+
+        // ---- completions: router → CQ writer ----
+        Streams.connect(sqIssue.io.local, router.io.local);
+        Streams.connect(io.mpaErrors, router.io.mpaErrors);
+        Streams.connect(io.events, router.io.events);
+        for (int q = 0; q < n; q++) {
+            set(router.io.state.apply(q), io.state.apply(q));
+            set(router.io.sqSize.apply(q), io.sqSize.apply(q));
+            set(router.io.rqSize.apply(q), io.rqSize.apply(q));
+            set(router.io.sqCq.apply(q), io.sqCq.apply(q));
+            set(router.io.rqCq.apply(q), io.rqCq.apply(q));
+            set(io.sqCons.apply(q), router.io.sqCons.apply(q));
+            set(io.rqCons.apply(q), router.io.rqCons.apply(q));
+        }
+        set(router.io.clear, clear);
+        set(io.qpError.valid(), router.io.qpError.valid());
+        set(io.qpError.payload(), router.io.qpError.payload());
+        Streams.connect(router.io.cqes, cqWrite.io.requests);
+        for (int k = 0; k < c.cqCount(); k++) {
+            set(cqWrite.io.base.apply(k), io.cqBase.apply(k));
+            set(cqWrite.io.size.apply(k), io.cqSize.apply(k));
+            set(cqWrite.io.cons.apply(k), io.cqCons.apply(k));
+            set(io.cqProd.apply(k), cqWrite.io.prod.apply(k));
+        }
+
+        // ---- memory ----
+        reads.io.sq.$less$less(sqFetch.io.axi);
+        reads.io.rq.$less$less(rqFetch.io.axi);
+        io.axi.ar().$less$less(reads.io.axi.ar());
+        reads.io.axi.r().$less$less(io.axi.r());
+        io.axi.aw().$less$less(cqWrite.io.axi.aw());
+        io.axi.w().$less$less(cqWrite.io.axi.w());
+        cqWrite.io.axi.b().$less$less(io.axi.b());
+        Bool memoryError = regInit("memoryErrorSticky", bool(), False());
+        Bool sqReadError = wire("sqReadError", and(sqIssue.io.local.fire(),
+                eq(sqIssue.io.local.payload().status, U(rnic.wire.Cqe.STATUS_WQE_READ_ERROR, 8))));
+        when(or(cqWrite.io.writeError, rqFeed.io.readError, sqReadError), () -> set(memoryError, True()));
+        set(io.memoryError, memoryError);
+    }
+}

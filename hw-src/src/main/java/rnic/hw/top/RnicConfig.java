@@ -1,0 +1,76 @@
+package rnic.hw.top;
+
+import rnic.hw.ddp.DdpConfig;
+
+/**
+ * Elaboration parameters of one {@link RnicCore}: the DDP/RDMAP engines' configuration (data-path width W, QPs,
+ * STags, PD width, receive depth, IRD/ORD limits) and the number of completion queues. One TCP connection per QP:
+ * connection index == QP number, so {@code ddp.qpCount()} is also the number of MPA connections.
+ *
+ * <p>The register map (see {@link RnicRegisterFile}) gives each QP a 256-octet block between 0x1000 and 0x2000 and
+ * each CQ a 64-octet block from 0x2000 in a 16-bit APB space, and reports the QP and CQ counts in 8-bit fields of
+ * {@code CORE_CONFIG}: hence at most {@value #MAX_QPS} QPs and {@value #MAX_CQS} CQs.
+ *
+ * @param ddp     the engines' configuration (W, qpCount, stagCount, pdWidth, recvDepth, maxIrd, maxOrd)
+ * @param cqCount completion queues, 1 … {@value #MAX_CQS}
+ */
+public record RnicConfig(DdpConfig ddp, int cqCount) {
+    /** QP blocks fit between QP_BASE (0x1000) and CQ_BASE (0x2000) at a 0x100 stride. */
+    public static final int MAX_QPS = 16;
+    /** CQ numbers are reported in an 8-bit field of CORE_CONFIG. */
+    public static final int MAX_CQS = 255;
+
+    public RnicConfig {
+        if (ddp == null) {
+            throw new IllegalArgumentException("ddp configuration missing");
+        }
+        if (ddp.qpCount() > MAX_QPS) {
+            throw new IllegalArgumentException("at most " + MAX_QPS + " QPs fit the register map, got "
+                    + ddp.qpCount());
+        }
+        if (cqCount < 1 || cqCount > MAX_CQS) {
+            throw new IllegalArgumentException("cqCount must be 1 … " + MAX_CQS + ", got " + cqCount);
+        }
+    }
+
+    /** The default preset: {@link DdpConfig#defaults()} (W = 64, 4 QPs, 64 STags) and one CQ per QP. */
+    public static RnicConfig defaults() {
+        DdpConfig d = DdpConfig.defaults();
+        return new RnicConfig(d, d.qpCount());
+    }
+
+    /** The same configuration with other engine parameters. */
+    public RnicConfig withDdp(DdpConfig d) {
+        return new RnicConfig(d, cqCount);
+    }
+
+    /** The same configuration at another data-path width. */
+    public RnicConfig withDataWidth(int w) {
+        return new RnicConfig(ddp.withDataWidth(w), cqCount);
+    }
+
+    /** The same configuration with another number of QPs (and connections); the CQ count is kept. */
+    public RnicConfig withQpCount(int n) {
+        return new RnicConfig(ddp.withQpCount(n), cqCount);
+    }
+
+    /** The same configuration with another number of completion queues. */
+    public RnicConfig withCqCount(int n) {
+        return new RnicConfig(ddp, n);
+    }
+
+    /** Data-path width W in bits. */
+    public int dataWidth() {
+        return ddp.dataWidth();
+    }
+
+    /** Queue pairs, and TCP connections. */
+    public int qpCount() {
+        return ddp.qpCount();
+    }
+
+    /** Bits of a CQ number (at least 1). */
+    public int cqBits() {
+        return Math.max(1, 32 - Integer.numberOfLeadingZeros(cqCount - 1));
+    }
+}

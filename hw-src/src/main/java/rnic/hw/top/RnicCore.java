@@ -1,0 +1,294 @@
+package rnic.hw.top;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import rnic.hw.axis.AxisBeat;
+import rnic.hw.ddp.DdpBeat;
+import rnic.hw.ddp.DdpConfig;
+import rnic.hw.ddp.MemoryPort;
+import rnic.hw.mpa.TcpRxBeat;
+import rnic.hw.mpa.UlpduBeat;
+import rnic.hw.qp.QpRings;
+import rnic.hw.qp.QpRingsConfig;
+import rnic.hw.rdmap.RdmapEngine;
+import rnic.wire.QpState;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.UInt;
+import spinal.lib.Stream;
+import spinal.lib.bus.amba3.apb.Apb3;
+import spinal.lib.bus.amba4.axi.Axi4;
+
+/**
+ * One RNIC: the host's registers, the QPs' rings in host memory, the DDP/RDMAP engines and one MPA connection per QP,
+ * between an APB3 register port, one AXI4 master to host memory and one TCP payload stream pair per connection
+ * (RFC 5044 MPA, RFC 5041 DDP, RFC 5040 RDMAP, RFC 7306 atomics; the issue-5 contract).
+ *
+ * <pre>
+ *            apb ─► RnicRegisterFile ── QP/CQ registers ─► QpRings ◄─► axi (WQEs, CQEs)
+ *                    │ setup, stagProgram     ▲ qpError      │ requests, recv ▲ events, mpaErrors
+ *                    ▼                        │              ▼                │
+ *   tcpRx_q ─► RnicConnection_q (MpaRxDeframer) ─► rx mux ─► RdmapEngine ─► tx demux ─►
+ *                                      RnicConnection_q (MpaTxFramer) ─► tcpTx_q
+ *                                            RdmapEngine ─► RnicMemoryMerge ◄─ QpRings ─► axi
+ * </pre>
+ *
+ * <p><b>Connections.</b> Connection q carries QP q: an {@link RnicConnection} (its MPA transmitter and receiver and
+ * the QP-state gates around them), cleared while the QP is in RESET, so a reset QP restarts its Marker grid and
+ * sequence state (RFC 5044 §4.3, MPA-12) without touching the others. The
+ * receiver takes TCP payload in RTR, RTS, SQD and SQE (Full Operation from QP_RX_SEQ_START with RX_MARKERS and CRC,
+ * MPA-26); in RESET and INIT {@code tcpRx_q} is held (the host has not handed the stream over yet), in ERR its payload
+ * is taken and dropped (RFC 5040 §5.4: nothing is placed on a dead stream). The transmitter sends from RTS on with
+ * TX_MARKERS, CRC and EMSS; with HOLD_TX_UNTIL_RX nothing goes out before the receiver has released its first
+ * validated ULPDU (MPA-36), and the ring engine is shown RTR until then so it starts no send work request. A segment
+ * the engine sends on a QP whose transmitter is not running is held while the QP is in RTR or RTS (it can only be a
+ * response, and the transmitter is about to start) and dropped in RESET, INIT and an ERR reached before RTS. A reset
+ * QP's {@code tcpTx_q} may drop a beat it was showing: the connection is gone.
+ *
+ * <p><b>Engine side.</b> Received ULPDUs go to the engine whole, one connection after another in round-robin order,
+ * tagged with the connection's QP; the ULPDU_Length rides along as the segment length ({@link DdpBeat#length}). A
+ * connection whose ULPDU is under way is not reset until its last beat has gone (the engine must see every beat of a
+ * segment it started). Segments the engine sends go to the framer of their QP. MULPDU comes from the framer
+ * ({@code QP_MULPDU}) and is handed to the engine when the QP is opened at INIT→RTR. An MPA receiver failure (E-M1…3,
+ * MPA-44) moves the QP to ERR at once and is reported once to the ring engine as an {@code mpaErrors} entry (an
+ * MPA_ERROR completion).
+ *
+ * <p><b>Memory.</b> The engine's and the ring engine's AXI4 masters are merged by {@link RnicMemoryMerge} onto
+ * {@code axi}, the {@link MemoryPort} profile.
+ */
+public final class RnicCore extends HwComponent {
+
+    /**
+     * Ports: {@code apb_PADDR} …, {@code axi_awvalid} …, and per connection the streams {@code tcpTx_<q>} and
+     * {@code tcpRx_<q>} with SpinalHDL's stream names ({@code tcpTx_0_valid}, {@code tcpTx_0_ready},
+     * {@code tcpTx_0_payload_tdata}, {@code tcpRx_0_payload_seq}, …), as the simulation harness finds them.
+     */
+    public static final class Io extends HwBundle {
+        public final RnicConfig config;
+        public final Apb3 apb;
+        public final Axi4 axi;
+        /** TCP payload out, one TCP segment (one FPDU) per {@code tlast}. */
+        public final List<Stream<AxisBeat>> tcpTx = new ArrayList<>();
+        /** TCP payload in, in sequence order, with the sequence number of each beat's first octet. */
+        public final List<Stream<TcpRxBeat>> tcpRx = new ArrayList<>();
+
+        public Io(RnicConfig config) {
+            this.config = config;
+            int w = config.dataWidth();
+            apb = field("apb", spinal.lib.slave$.MODULE$.apply(new Apb3(RnicRegisterFile.apbConfig())));
+            axi = field("axi", MemoryPort.master(w));
+            for (int q = 0; q < config.qpCount(); q++) {
+                tcpTx.add(field("tcpTx_" + q, Streams.masterStream(() -> new AxisBeat(w))));
+                tcpRx.add(field("tcpRx_" + q, Streams.slaveStream(() -> new TcpRxBeat(w))));
+            }
+        }
+    }
+
+    public final RnicConfig config;
+    public final Io io;
+    public final RnicRegisterFile regs;
+    public final RdmapEngine engine;
+    public final QpRings rings;
+    public final RnicMemoryMerge memory;
+    /** The MPA connection of each QP. */
+    public final List<RnicConnection> conns = new ArrayList<>();
+
+    public RnicCore(RnicConfig c) {
+        this.config = c;
+        DdpConfig d = c.ddp();
+        int n = c.qpCount();
+        int qb = d.qpBits();
+        noIoPrefix();
+        io = io(new Io(c));
+        regs = child("regs", () -> new RnicRegisterFile(c));
+        engine = child("engine", () -> new RdmapEngine(d));
+        rings = child("rings", () -> new QpRings(new QpRingsConfig(d, c.cqCount())));
+        memory = child("memory", () -> new RnicMemoryMerge(c.dataWidth()));
+        io.apb.$greater$greater(regs.io.apb);
+
+        // ---- per connection: framer and deframer in a reset domain of their own ----
+        List<Bool> rxMid = new ArrayList<>();
+        for (int q = 0; q < n; q++) {
+            RnicRegisterFile.QpControl qc = regs.io.qp.get(q);
+            final int qp = q;
+            rxMid.add(wire("conn" + q + "_rxMid", bool()));
+            conns.add(child("conn_" + qp, () -> new RnicConnection(c.dataWidth())));
+            RnicConnection.Io k = conns.get(q).io;
+            // The QP in RESET restarts the connection, held off while the engine is taking one of its ULPDUs (it must
+            // see the whole segment, and the deframer holds all of it).
+            Bool clear = regInit("conn" + q + "_clear", bool(), True());
+            set(clear, and(eq(qc.state, U(QpState.RESET.code(), 3)), not(rxMid.get(q))));
+            set(k.clear, clear);
+            set(k.state, qc.state);
+            set(k.txMarkers, qc.txMarkers);
+            set(k.rxMarkers, qc.rxMarkers);
+            set(k.crc, qc.crc);
+            set(k.holdTx, qc.holdTx);
+            set(k.emss, qc.emss);
+            set(k.rxSeqStart, qc.rxSeqStart);
+            set(k.rxMid, rxMid.get(q));
+            Streams.connect(k.tcpTx, io.tcpTx.get(q));
+            Streams.connect(io.tcpRx.get(q), k.tcpRx);
+            RnicRegisterFile.QpStatus st = regs.io.qpStatus.get(q);
+            set(st.mulpdu, k.mulpdu);
+            set(st.mpaFailed, k.failed);
+            set(st.mpaCode, k.errorCode);
+            set(st.sqCons, rings.io.sqCons.apply(q));
+            set(st.rqCons, rings.io.rqCons.apply(q));
+        }
+
+        // ---- receive: whole ULPDUs, round-robin over the connections ----
+        Stream<DdpBeat> toEngine = engine.io.rx;
+        UInt cur = regInit("rxCurrent", uint(qb), U(0, qb));
+        Bool locked = regInit("rxLocked", bool(), False());
+        List<Bool> offer = new ArrayList<>();
+        List<Bits> ulpduData = new ArrayList<>();
+        List<Bool> ulpduLast = new ArrayList<>();
+        List<UInt> ulpduLength = new ArrayList<>();
+        for (RnicConnection k : conns) {
+            offer.add(k.io.ulpdu.valid());
+            ulpduData.add(k.io.ulpdu.payload().tdata);
+            ulpduLast.add(k.io.ulpdu.payload().tlast);
+            ulpduLength.add(k.io.ulpduLength);
+        }
+        UInt pick = wire("rxPick", roundRobin(offer, cur, qb));
+        UInt sel = wire("rxSelect", mux(locked, cur, pick));
+        // tkeep is not needed: the length says where the segment ends (DdpBeat).
+        Bool last = wire("rxLast", select(ulpduLast, sel));
+        // Locked: the connection's valid, held by it until taken; otherwise any offer is shown.
+        set(toEngine.valid(), mux(locked, select(offer, cur), orAll(offer)));
+        set(toEngine.payload().data, select(ulpduData, sel));
+        set(toEngine.payload().length, select(ulpduLength, sel));
+        set(toEngine.payload().qp, sel);
+        // A shown beat keeps its connection until taken; a taken beat without tlast keeps it until the ULPDU's end.
+        when(toEngine.valid(), () -> {
+            set(cur, sel);
+            set(locked, not(and(toEngine.ready(), last)));
+        });
+        for (int q = 0; q < n; q++) {
+            set(rxMid.get(q), and(locked, eq(cur, U(q, qb))));
+            set(conns.get(q).io.ulpdu.ready(), and(eq(sel, U(q, qb)), toEngine.ready()));
+        }
+
+        // ---- transmit: each segment to the connection of its QP ----
+        Stream<DdpBeat> fromEngine = engine.io.tx;
+        UInt txQp = fromEngine.payload().qp;
+        List<Bool> txReady = new ArrayList<>();
+        for (int q = 0; q < n; q++) {
+            Stream<UlpduBeat> u = conns.get(q).io.segments;
+            set(u.valid(), and(fromEngine.valid(), eq(txQp, U(q, qb))));
+            set(u.payload().data, fromEngine.payload().data);
+            set(u.payload().length, fromEngine.payload().length);
+            txReady.add(u.ready());
+        }
+        set(fromEngine.ready(), select(txReady, txQp));
+
+        // ---- host side of the engine ----
+        Streams.connect(regs.io.setup, engine.io.setup);
+        Streams.connect(regs.io.stagProgram, engine.io.stagProgram);
+        Streams.connect(rings.io.requests, engine.io.requests);
+        Streams.connect(rings.io.recv, engine.io.recv);
+        Streams.connect(engine.io.events, rings.io.events);
+        Streams.connect(rings.io.stagInvalidate, engine.io.stagInvalidate);
+        set(rings.io.stagInvalidateDone.valid(), engine.io.stagInvalidateDone.valid());
+        set(rings.io.stagInvalidateDone.payload(), engine.io.stagInvalidateDone.payload());
+
+        // ---- ring engine ----
+        for (int q = 0; q < n; q++) {
+            RnicRegisterFile.QpControl qc = regs.io.qp.get(q);
+            // Shown RTR while MPA-36 keeps the transmitter silent, so no send work request starts.
+            set(rings.io.state.apply(q), mux(conns.get(q).io.holding, U(QpState.RTR.code(), 3), qc.state));
+            set(rings.io.sqBase.apply(q), qc.sqBase);
+            set(rings.io.sqSize.apply(q), qc.sqSize);
+            set(rings.io.sqProd.apply(q), qc.sqProd);
+            set(rings.io.sqCq.apply(q), qc.sqCq);
+            set(rings.io.rqBase.apply(q), qc.rqBase);
+            set(rings.io.rqSize.apply(q), qc.rqSize);
+            set(rings.io.rqProd.apply(q), qc.rqProd);
+            set(rings.io.rqCq.apply(q), qc.rqCq);
+            set(rings.io.clear.apply(q), qc.clear);
+        }
+        for (int i = 0; i < c.cqCount(); i++) {
+            RnicRegisterFile.CqControl cq = regs.io.cq.get(i);
+            set(rings.io.cqBase.apply(i), cq.base);
+            set(rings.io.cqSize.apply(i), cq.size);
+            set(rings.io.cqCons.apply(i), cq.cons);
+            set(regs.io.cqProd.get(i), rings.io.cqProd.apply(i));
+        }
+        set(regs.io.qpError.valid(), rings.io.qpError.valid());
+        set(regs.io.qpError.payload().qp, rings.io.qpError.payload().qp);
+        set(regs.io.qpError.payload().state, rings.io.qpError.payload().state);
+        set(regs.io.qpError.payload().kind, rings.io.qpError.payload().kind);
+        set(regs.io.qpError.payload().status, rings.io.qpError.payload().status);
+        mpaErrors(rings.io.mpaErrors, rings.config);
+
+        // ---- memory ----
+        memory.io.engine.$less$less(engine.io.axi);
+        memory.io.rings.$less$less(rings.io.axi);
+        io.axi.$less$less(memory.io.axi);
+        set(regs.io.memoryError, or(engine.io.memoryError, rings.io.memoryError));
+    }
+
+    /** One {@code mpaErrors} entry per receiver failure, lowest connection first, from an output register. */
+    private void mpaErrors(Stream<QpRings.MpaError> out, QpRingsConfig rc) {
+        int qb = config.ddp().qpBits();
+        Bool valid = regInit("mpaErrorValid", bool(), False());
+        QpRings.MpaError entry = reg("mpaErrorEntry", new QpRings.MpaError(rc));
+        set(out.valid(), valid);
+        set(out.payload(), entry);
+        when(out.fire(), () -> set(valid, False()));
+        Bool free = wire("mpaErrorFree", or(not(valid), out.ready()));
+        Bool before = False();
+        for (int q = 0; q < config.qpCount(); q++) {
+            final int qp = q;
+            RnicConnection.Io rx = conns.get(q).io;
+            Bool reported = regInit("conn" + q + "_mpaReported", bool(), False());
+            Bool due = wire("conn" + q + "_mpaDue", and(rx.failed, not(reported)));
+            Bool pick = and(free, due, not(before));
+            before = or(before, due);
+            when(pick, () -> {
+                set(reported, True());
+                set(valid, True());
+                set(entry.qp, U(qp, qb));
+                set(entry.code, rx.errorCode);
+                set(entry.seq, rx.errorSeq);
+            });
+            when(eq(regs.io.qp.get(q).state, U(QpState.RESET.code(), 3)), () -> set(reported, False()));
+        }
+    }
+
+    /** The lowest index with {@code offer} set after {@code last} (wrapping), or the lowest overall. */
+    private static UInt roundRobin(List<Bool> offer, UInt last, int bits) {
+        int n = offer.size();
+        UInt first = U(0, bits);
+        UInt after = U(0, bits);
+        Bool anyAfter = False();
+        for (int q = n - 1; q >= 0; q--) {
+            first = mux(offer.get(q), U(q, bits), first);
+            if (q > 0) { // index 0 never comes after another
+                Bool later = and(offer.get(q), gt(U(q, bits), last));
+                after = mux(later, U(q, bits), after);
+                anyAfter = or(anyAfter, later);
+            }
+        }
+        return mux(anyAfter, after, first);
+    }
+
+    private static Bool orAll(List<Bool> bits) {
+        Bool r = False();
+        for (Bool b : bits) {
+            r = or(r, b);
+        }
+        return r;
+    }
+
+    /** Element {@code index} of {@code items} (the only one when there is one). */
+    private static <T extends spinal.core.Data> T select(List<T> items, UInt index) {
+        return items.size() == 1 ? items.get(0) : vec(items).apply(index);
+    }
+}

@@ -1,0 +1,206 @@
+package rnic.hw.top;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static rnic.hw.top.RnicBench.qpReg;
+import static rnic.hw.top.RnicBench.reg;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import rnic.model.ddp.DdpSegment;
+import rnic.model.ddp.DdpSegmenter;
+import rnic.model.mpa.MpaDirection;
+import rnic.model.mpa.MpaFramer;
+import rnic.model.mpa.TcpSegment;
+import rnic.model.rdmap.TaggedMessage;
+import rnic.sim.HostMemory;
+import rnic.sim.TcpPayloadSource;
+import rnic.wire.CqeKind;
+import rnic.wire.MpaErrorCode;
+import rnic.wire.QpState;
+
+/**
+ * QP states of the RNIC core (register QP_STATE, the issue-5 contract; RFC 5040 §5 / §6 meanings with InfiniBand
+ * names) in a Verilator model of {@link RnicPair} at W = 64.
+ *
+ * <ul>
+ *   <li>The host's requests follow the contract's rule, "RESET→INIT→RTR→RTS, RTS⇄SQD, SQE→RTS, any→ERR, any→RESET",
+ *       typed here from the contract: from every state the host can reach, all eight codes are asked for, and the
+ *       state read back is the requested one exactly when the rule allows it (codes that are no state, and SQE, are
+ *       always ignored). {@link QpState#hostMayMoveTo} states the same rule.</li>
+ *   <li>RESET clears: the producer indices read 0 and ignore writes, QP_ERROR reads 0.</li>
+ *   <li>An MPA receive error moves the QP to ERR by itself (E-M2, MPA-44), QP_ERROR says MPA_ERROR with the MPA Error
+ *       Code, nothing after the bad FPDU is placed; a RESET then restarts the connection (MPA-12: a new Marker grid
+ *       from the new QP_RX_SEQ_START), and the next Write is placed octet for octet.</li>
+ * </ul>
+ */
+class RnicQpStateTest {
+    /** The contract's rule, typed from its text. */
+    static boolean contractAllows(QpState from, QpState to) {
+        return switch (to) {
+            case RESET, ERR -> true;
+            case INIT -> from == QpState.RESET;
+            case RTR -> from == QpState.INIT;
+            case RTS -> from == QpState.RTR || from == QpState.SQD || from == QpState.SQE;
+            case SQD -> from == QpState.RTS;
+            case SQE -> false;
+        };
+    }
+
+    /** The host's way from RESET to {@code s}. */
+    static List<QpState> path(QpState s) {
+        return switch (s) {
+            case RESET -> List.of();
+            case INIT -> List.of(QpState.INIT);
+            case RTR -> List.of(QpState.INIT, QpState.RTR);
+            case RTS -> List.of(QpState.INIT, QpState.RTR, QpState.RTS);
+            case SQD -> List.of(QpState.INIT, QpState.RTR, QpState.RTS, QpState.SQD);
+            case ERR -> List.of(QpState.ERR);
+            case SQE -> throw new IllegalArgumentException("SQE is entered by the core only");
+        };
+    }
+
+    @Test
+    void theWireEnumStatesTheContractsRule() {
+        for (QpState from : QpState.values()) {
+            for (QpState to : QpState.values()) {
+                assertEquals(contractAllows(from, to), from.hostMayMoveTo(to), from + " -> " + to);
+            }
+        }
+    }
+
+    @Test
+    void hostRequestsFollowTheContractsRule() {
+        RnicBench.model(RnicBench.W).run("transitions", 11, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side a = bench.a;
+            int cases = 0;
+            for (QpState from : QpState.values()) {
+                if (from == QpState.SQE) {
+                    continue;
+                }
+                for (int code = 0; code < 8; code++) {
+                    int q = cases % 4;
+                    assertEquals(QpState.RESET, a.request(q, QpState.RESET));
+                    for (QpState step : path(from)) {
+                        assertEquals(step, a.request(q, step), "on the way to " + from);
+                    }
+                    a.write(qpReg(q, "QP_STATE"), code);
+                    QpState to = code < 7 ? QpState.of(code) : null;
+                    QpState want = to != null && contractAllows(from, to) ? to : from;
+                    assertEquals(want, a.state(q), "QP " + q + " in " + from + " asked for code " + code);
+                    cases++;
+                }
+            }
+            assertEquals(48, cases);
+        });
+    }
+
+    @Test
+    void resetClearsProducerIndicesAndError() {
+        RnicBench.model(RnicBench.W).run("reset", 12, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side a = bench.a;
+            int q = 3;
+            a.write(qpReg(q, "QP_SQ_PROD"), 5);
+            assertEquals(0, a.read(qpReg(q, "QP_SQ_PROD")), "ignored in RESET");
+            assertEquals(QpState.INIT, a.request(q, QpState.INIT));
+            a.write(qpReg(q, "QP_SQ_PROD"), 5);
+            a.write(qpReg(q, "QP_RQ_PROD"), 7);
+            assertEquals(5, a.read(qpReg(q, "QP_SQ_PROD")));
+            assertEquals(7, a.read(qpReg(q, "QP_RQ_PROD")));
+            assertEquals(QpState.ERR, a.request(q, QpState.ERR));
+            assertEquals(0, a.read(qpReg(q, "QP_ERROR")), "a host request leaves QP_ERROR at 0");
+            assertEquals(QpState.RESET, a.request(q, QpState.RESET));
+            assertEquals(0, a.read(qpReg(q, "QP_SQ_PROD")));
+            assertEquals(0, a.read(qpReg(q, "QP_RQ_PROD")));
+            assertEquals(0, a.read(qpReg(q, "QP_SQ_CONS")));
+            assertEquals(0, a.read(qpReg(q, "QP_RQ_CONS")));
+        });
+    }
+
+    @Test
+    void anMpaErrorMovesTheQpToErrAndResetRestartsTheConnection() {
+        RnicBench.model(RnicBench.W).run("mpa-error", 13, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side b = bench.b;
+            Random rng = tb.random();
+            int q = 1;
+            int pd = 7;
+            int stag = 0x0300 | 0x5A; // index 3, key 0x5A
+            long va = 0x0000_7F00_1234_0000L;
+            int length = 16384;
+            HostMemory expected = new HostMemory();
+            b.programStag(stag, pd, q, true, true, false, false, false, va, length);
+
+            // Full Operation from a sequence number near 2^32, Markers and CRC on.
+            long seqStart = 0xFFFF_FFFFL - rng.nextInt(4096);
+            MpaFramer framer = open(b, q, pd, seqStart);
+            byte[] firstPayload = randomBytes(rng, 3000);
+            List<TcpSegment> first = write(framer, stag, va, firstPayload);
+            List<TcpSegment> second = write(framer, stag, va + 4096, randomBytes(rng, 600));
+            // The first Write arrives intact; the second one's first FPDU has a bit of its CRC flipped.
+            TcpPayloadSource in = b.tcpIn.get(q);
+            for (TcpSegment s : first) {
+                in.send(s.seq(), s.payload(), TcpPayloadSource.resegmenting(rng, 8));
+            }
+            expected.write(va, firstPayload);
+            TcpSegment bad = second.get(0);
+            byte[] corrupt = bad.payload().clone();
+            corrupt[corrupt.length - 1 - rng.nextInt(4)] ^= (byte) (1 << rng.nextInt(8));
+            in.send(bad.seq(), corrupt, () -> 8);
+            for (TcpSegment s : second.subList(1, second.size())) {
+                in.send(s.seq(), s.payload(), () -> 8);
+            }
+            tb.runUntil(() -> !in.busy(), 20_000, "the TCP payload to be taken");
+            tb.step(200);
+            assertEquals(QpState.ERR, b.state(q), "E-M2 moves the QP to ERR");
+            int error = b.read(qpReg(q, "QP_ERROR"));
+            assertEquals(CqeKind.MPA_ERROR.code(), error & reg("QP_ERROR_KIND_MASK"));
+            assertEquals(MpaErrorCode.CRC_ERROR.code(), (error & reg("QP_ERROR_STATUS_MASK")) >>> 8);
+            b.memory.assertSameAs(expected, "only the Write before the bad FPDU is placed");
+
+            // RESET clears the error and restarts the connection at a new sequence number.
+            assertEquals(QpState.RESET, b.request(q, QpState.RESET));
+            assertEquals(0, b.read(qpReg(q, "QP_ERROR")), "RESET clears QP_ERROR");
+            long seqStart2 = rng.nextInt(1 << 20);
+            MpaFramer framer2 = open(b, q, pd, seqStart2);
+            byte[] payload = randomBytes(rng, 2500);
+            for (TcpSegment s : write(framer2, stag, va + 8192 + 3, payload)) {
+                in.send(s.seq(), s.payload(), TcpPayloadSource.resegmenting(rng, 8));
+            }
+            expected.write(va + 8192 + 3, payload);
+            tb.runUntil(() -> !in.busy(), 20_000, "the TCP payload to be taken");
+            tb.step(200);
+            assertEquals(QpState.RTR, b.state(q), "the restarted connection takes good FPDUs");
+            b.memory.assertSameAs(expected, "the Write after the restart is placed");
+        });
+    }
+
+    /** Opens QP {@code q} of {@code side} for Full Operation from {@code seqStart} (Markers, CRC); the sender's model. */
+    static MpaFramer open(RnicBench.Side side, int q, int pd, long seqStart) {
+        side.write(qpReg(q, "QP_PD"), pd);
+        side.write(qpReg(q, "QP_IRD"), 4);
+        side.write(qpReg(q, "QP_ORD"), 4);
+        side.mpa(q, true, true, true, false, 1460, seqStart);
+        assertEquals(QpState.INIT, side.request(q, QpState.INIT));
+        assertEquals(QpState.RTR, side.request(q, QpState.RTR));
+        return new MpaFramer(new MpaDirection(true, true, seqStart), 1460);
+    }
+
+    /** An RDMA Write of {@code payload} to {@code stag}/{@code to}, as the peer's TCP segments. */
+    static List<TcpSegment> write(MpaFramer framer, int stag, long to, byte[] payload) {
+        List<TcpSegment> out = new ArrayList<>();
+        for (DdpSegment s : TaggedMessage.write(stag, to, payload).segments(new DdpSegmenter(), framer.mulpdu())) {
+            out.addAll(framer.send(s.encode()));
+        }
+        return out;
+    }
+
+    static byte[] randomBytes(Random rng, int n) {
+        byte[] b = new byte[n];
+        rng.nextBytes(b);
+        return b;
+    }
+}
