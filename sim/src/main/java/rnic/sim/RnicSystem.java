@@ -166,6 +166,16 @@ public final class RnicSystem implements AutoCloseable {
         return tb;
     }
 
+    /** The agent on RNIC a's (0) or b's (1) {@code tcpTx_<qp>} port: segments and beats the core sent. */
+    public TcpTxMonitor txMonitor(int side, int qp) {
+        return tx.get(side * channels.size() + qp);
+    }
+
+    /** The agent on RNIC a's (0) or b's (1) {@code tcpRx_<qp>} port: octets and beats the core took. */
+    public TcpRxDriver rxDriver(int side, int qp) {
+        return rx.get(side * channels.size() + qp);
+    }
+
     /** W: the cores' data path width in bits. */
     public int dataWidth() {
         return dataWidth;

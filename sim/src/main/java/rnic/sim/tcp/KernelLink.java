@@ -34,6 +34,8 @@ final class KernelLink implements AutoCloseable {
     private final long[] read = new long[2];
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(MAX_READ);
     private final byte[] scratch = new byte[MAX_READ];
+    private final boolean[] shutdown = new boolean[2];
+    private final boolean[] fin = new boolean[2];
     private long nextPoll;
     private boolean closed;
 
@@ -119,6 +121,9 @@ final class KernelLink implements AutoCloseable {
 
     private void write(int s) throws IOException {
         TcpEnd e = ends[s];
+        if (shutdown[s]) {
+            return;
+        }
         while (!e.tx.isEmpty()) {
             int n = e.tx.peek(scratch, 0, scratch.length);
             int w = sockets[s].write(ByteBuffer.wrap(scratch, 0, n));
@@ -130,12 +135,16 @@ final class KernelLink implements AutoCloseable {
             stats[s].octets += w;
             stats[s].writes++;
         }
+        if (e.closeRequested()) {
+            sockets[s].shutdownOutput(); // FIN after everything written
+            shutdown[s] = true;
+        }
     }
 
     private void read(int r, long now) throws IOException {
         TcpEnd e = ends[r];
         int s = 1 - r;
-        while (true) {
+        while (!fin[s]) {
             int room = Math.min(e.rxRoom(), MAX_READ);
             if (room <= 0) {
                 return;
@@ -143,7 +152,12 @@ final class KernelLink implements AutoCloseable {
             buffer.clear().limit(room);
             int n = sockets[r].read(buffer);
             if (n < 0) {
-                e.markClosed();
+                fin[s] = true;
+                e.peerClosed();
+                if (capture != null) {
+                    capture.fin(s, now, seqBase[s] + read[s], seq(r), ends[s].rxRoom());
+                    capture.ack(r, now, seq(r), seq(s), e.rxRoom());
+                }
                 return;
             }
             if (n == 0) {
@@ -155,24 +169,42 @@ final class KernelLink implements AutoCloseable {
             stats[s].segment(n);
             stats[s].delivered += n;
             if (capture != null) {
-                capture.data(s, now, seqBase[s] + read[s], seqBase[r] + read[r], ends[s].rxRoom(), chunk, 0, n);
+                capture.data(s, now, seqBase[s] + read[s], seq(r), ends[s].rxRoom(), chunk, 0, n);
             }
             read[s] += n;
             e.deliver(chunk);
             if (capture != null) {
-                capture.ack(r, now, seqBase[r] + read[r], seqBase[s] + read[s], e.rxRoom());
+                capture.ack(r, now, seq(r), seq(s), e.rxRoom());
             }
             stats[s].acks++;
         }
     }
 
-    /** Sequence number of the next octet of direction {@code s} (sent by end s) the capture will show. */
-    long nextSeq(int s) {
+    /**
+     * Sequence number of the next octet of direction {@code s} (sent by end s) the capture will show: after what the
+     * peer has read, and after the FIN once the peer has read that.
+     */
+    long seq(int s) {
+        return seqBase[s] + read[s] + (fin[s] ? 1 : 0);
+    }
+
+    /** Sequence number after the last octet of direction {@code s} the peer has read (where a FIN goes). */
+    long dataEndSeq(int s) {
         return seqBase[s] + read[s];
     }
 
+    boolean finSeen(int s) {
+        return fin[s];
+    }
+
     boolean idle() {
-        return ends[0].tx.isEmpty() && ends[1].tx.isEmpty() && written[0] == read[0] && written[1] == read[1];
+        for (int s = 0; s < 2; s++) {
+            if (!ends[s].tx.isEmpty() || written[s] != read[s] || shutdown[s] != ends[s].closeRequested()
+                    || shutdown[s] != fin[s]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

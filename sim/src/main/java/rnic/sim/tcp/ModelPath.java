@@ -19,6 +19,8 @@ import java.util.TreeMap;
  *
  * <p><b>Wire.</b> Each transmission of a data segment is lost with probability {@code loss}, otherwise it arrives
  * {@code delayMin … delayMax} cycles later (segments may overtake each other). ACKs are never lost and keep their order.
+ * When the sending end {@link TcpEnd#close() closes}, a FIN follows its last octet; it is never lost either, and the
+ * receiver takes it (its end reports {@link TcpEnd#closed()}) once every octet before it has arrived.
  *
  * <p><b>Receiver</b> (DDP-02, DDP-03: in order, no duplicates). Delivers octets to the receiving end only in sequence
  * order: a segment ahead of a gap is held until the gap is filled, octets it already has (a retransmission of something
@@ -69,6 +71,8 @@ final class ModelPath {
     private long sndUna;
     private long sndEdge;
     private final ArrayDeque<Seg> unacked = new ArrayDeque<>();
+    /** No retransmission timer expires before this cycle (it may be early after ACKs; never late). */
+    private long nextTimeout = Long.MAX_VALUE;
     private double tokens;
     /** Size chosen for the next new segment, kept while the window is too small for it (0 = not chosen yet). */
     private int want;
@@ -83,6 +87,11 @@ final class ModelPath {
     private final TreeMap<Long, byte[]> ooo = new TreeMap<>();
     private long advertisedEdge;
     private boolean ackNow;
+    // FIN: sent once the closing end's queue is empty, never lost, delivered after every octet before it
+    private boolean finSent;
+    private long finOffset;
+    private long finArrival;
+    private boolean finDelivered;
 
     ModelPath(int sender, TcpEnd from, TcpEnd to, TcpOptions o, Random rng, TcpStats stats, long seqBase,
             TcpWireCapture capture) {
@@ -103,7 +112,21 @@ final class ModelPath {
 
     /** Sequence number this direction's receiver acknowledges (the reverse direction's frames carry it). */
     long ackSeq() {
-        return seqBase + rcvNxt;
+        return seqBase + rcvNxt + (finDelivered ? 1 : 0);
+    }
+
+    /** Sequence number right after the last data octet sent (where a FIN goes). */
+    long dataEndSeq() {
+        return seqBase + sndNxt;
+    }
+
+    /** Whether every data octet sent has been delivered. */
+    boolean allDelivered() {
+        return rcvNxt == sndNxt;
+    }
+
+    boolean finSent() {
+        return finSent;
     }
 
     /** Window the receiver of this direction advertises. */
@@ -113,11 +136,12 @@ final class ModelPath {
 
     /** Sequence number of the next new octet of this direction (its sender's frames carry it). */
     long nextSeq() {
-        return seqBase + sndNxt;
+        return seqBase + sndNxt + (finSent ? 1 : 0);
     }
 
     boolean idle() {
-        return from.tx.isEmpty() && unacked.isEmpty() && wire.isEmpty() && acks.isEmpty() && ooo.isEmpty();
+        return from.tx.isEmpty() && unacked.isEmpty() && wire.isEmpty() && acks.isEmpty() && ooo.isEmpty()
+                && finSent == from.closeRequested() && finSent == finDelivered;
     }
 
     void tick(long now) {
@@ -126,6 +150,11 @@ final class ModelPath {
         }
         while (!wire.isEmpty() && wire.peek().arrival <= now) {
             onArrival(wire.poll());
+        }
+        if (finSent && !finDelivered && now >= finArrival && rcvNxt == finOffset) {
+            finDelivered = true;
+            ackNow = true;
+            to.peerClosed();
         }
         long edge = rcvNxt + window();
         if (ackNow || edge - advertisedEdge >= updateThreshold) {
@@ -136,18 +165,32 @@ final class ModelPath {
         }
         retransmit(now);
         sendNew(now);
+        if (!finSent && from.closeRequested() && from.tx.isEmpty()) {
+            finSent = true;
+            finOffset = sndNxt;
+            finArrival = now + o.delayMax();
+            if (capture != null) {
+                capture.fin(sender, now, seqBase + sndNxt, reverse.ackSeq(), reverse.window());
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ sender
 
     private void retransmit(long now) {
+        if (now < nextTimeout) {
+            return; // no timer can have expired: skip the walk over every unacknowledged segment
+        }
+        long earliest = Long.MAX_VALUE;
         for (Seg s : unacked) {
             if (now - s.lastSent >= rto && mayTransmit()) {
                 stats.retransmissions++;
                 stats.retransmittedOctets += s.data.length;
                 transmit(s, now);
             }
+            earliest = Math.min(earliest, s.lastSent + rto);
         }
+        nextTimeout = earliest;
     }
 
     private void sendNew(long now) {
@@ -184,6 +227,7 @@ final class ModelPath {
 
     private void transmit(Seg s, long now) {
         s.lastSent = now;
+        nextTimeout = Math.min(nextTimeout, now + rto);
         tokens -= s.data.length;
         stats.segment(s.data.length);
         if (capture != null) {

@@ -1,6 +1,8 @@
 package rnic.sim.tcp;
 
 import java.util.Random;
+import java.util.function.IntSupplier;
+import rnic.sim.TcpPayloadSource;
 
 /**
  * How a sender cuts its byte stream into TCP segments — or, equivalently for the receiver, how a middlebox
@@ -50,24 +52,19 @@ public interface Segmentation {
     }
 
     /**
-     * A middlebox that re-segments at random: as sent, full MSS, random sizes, and runs of 1-octet segments, mixed.
+     * A middlebox that re-segments at random: the sizes of {@link TcpPayloadSource#resegmenting} over the MSS (runs of
+     * 1-octet segments, random sizes, full MSS), half of the full ones replaced by "as sent".
      */
     static Segmentation mixed() {
-        int[] run = {0};
+        IntSupplier[] sizes = {null};
+        int[] forMss = {0};
         return named("mixed", (rng, boundary, available, mss) -> {
-            if (run[0] > 0) {
-                run[0]--;
-                return 1;
+            if (sizes[0] == null || forMss[0] != mss) {
+                sizes[0] = TcpPayloadSource.resegmenting(rng, mss);
+                forMss[0] = mss;
             }
-            int pick = rng.nextInt(16);
-            if (pick == 0) {
-                run[0] = rng.nextInt(24);
-                return 1;
-            }
-            if (pick < 5) {
-                return 1 + rng.nextInt(Math.max(1, Math.min(mss, available)));
-            }
-            return pick < 10 ? boundary : mss;
+            int n = sizes[0].getAsInt();
+            return n == mss && rng.nextBoolean() ? boundary : n;
         });
     }
 

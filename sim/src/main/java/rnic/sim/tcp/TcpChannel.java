@@ -65,8 +65,6 @@ public final class TcpChannel implements Agent, AutoCloseable {
         long bBase = serverIsn + 1;
         this.a = new TcpEnd(name + ".a", aBase, bBase, options.window(), options.txBuffer());
         this.b = new TcpEnd(name + ".b", bBase, aBase, options.window(), options.txBuffer());
-        a.closer = this::close;
-        b.closer = this::close;
         this.stats = new TcpStats[] {new TcpStats(name + " a->b"), new TcpStats(name + " b->a")};
         if (capture != null) {
             capture.handshake(startCycle, clientIsn, serverIsn, options.mss(), options.window(), options.window());
@@ -173,8 +171,9 @@ public final class TcpChannel implements Agent, AutoCloseable {
     }
 
     /**
-     * Closes the connection: in the capture a FIN from a, a FIN from b and the last ACK (what is still on the wire is
-     * abandoned); both ends report {@link TcpEnd#closed()}; KERNEL sockets are closed. Idempotent.
+     * Tears the connection down: in the capture a FIN from each side that has not sent one yet and the last ACK (what
+     * is still on the wire is abandoned); both ends report {@link TcpEnd#closed()}; KERNEL sockets are closed.
+     * Idempotent. (A host closes its own end gracefully with {@link TcpEnd#close()}.)
      */
     @Override
     public void close() {
@@ -183,20 +182,31 @@ public final class TcpChannel implements Agent, AutoCloseable {
         }
         closed = true;
         if (capture != null) {
-            // each side's FIN acknowledges what it has received; MODEL data still on the wire is abandoned
-            long aSeq = link != null ? link.nextSeq(0) : ab.nextSeq();
-            long bSeq = link != null ? link.nextSeq(1) : ba.nextSeq();
-            long aGot = link != null ? bSeq : ba.ackSeq();
-            long bGot = link != null ? aSeq : ab.ackSeq();
-            capture.fin(0, cycle, aSeq, aGot, a.rxRoom());
-            capture.fin(1, cycle, bSeq, bGot == aSeq ? aSeq + 1 : bGot, b.rxRoom());
-            capture.ack(0, cycle, aSeq + 1, aGot == bSeq ? bSeq + 1 : aGot, a.rxRoom());
+            boolean aFin = link != null ? link.finSeen(0) : ab.finSent();
+            boolean bFin = link != null ? link.finSeen(1) : ba.finSent();
+            long aEnd = link != null ? link.dataEndSeq(0) : ab.dataEndSeq();
+            long bEnd = link != null ? link.dataEndSeq(1) : ba.dataEndSeq();
+            long aRcv = link != null ? link.seq(1) : ba.ackSeq(); // what each side acknowledges
+            long bRcv = link != null ? link.seq(0) : ab.ackSeq();
+            if (!aFin) {
+                capture.fin(0, cycle, aEnd, aRcv, a.rxRoom());
+                if (link != null || ab.allDelivered()) {
+                    bRcv = aEnd + 1;
+                }
+            }
+            if (!bFin) {
+                capture.fin(1, cycle, bEnd, bRcv, b.rxRoom());
+                if (link != null || ba.allDelivered()) {
+                    aRcv = bEnd + 1;
+                }
+            }
+            capture.ack(0, cycle, aEnd + 1, aRcv, a.rxRoom());
         }
         if (link != null) {
             link.close();
         }
-        a.markClosed();
-        b.markClosed();
+        a.peerClosed();
+        b.peerClosed();
     }
 
     /** e.g. "qp0 MODEL(asSent, …) 0x1000→0x7000", with the KERNEL socket addresses. */

@@ -10,7 +10,10 @@ import rnic.transport.TcpConnection;
  * MPA Request and Reply. {@link #handOver()} moves both directions to the core at one exact octet each: the receive
  * side at {@link #receiveSequence()} — every octet the host has not read, whether it has already arrived or not, goes
  * to the core's tcpRx, none before — and the send side at {@link #sendSequence()}: the core's tcpTx segments go on the
- * wire after every octet the host queued. Sequence numbers are 32-bit TCP sequence numbers (modulo 2<sup>32</sup>).
+ * wire after every octet the host queued. From then on {@link #sendSequence()} and {@link #receiveSequence()} stay at
+ * the switch point (the driver programs them as SeqStart); {@link #coreSendSequence()} and
+ * {@link #coreReceiveSequence()} follow the core. Sequence numbers are 32-bit TCP sequence numbers (modulo
+ * 2<sup>32</sup>).
  */
 public final class TcpEnd implements TcpConnection {
     private static final long MASK = 0xFFFF_FFFFL;
@@ -29,7 +32,8 @@ public final class TcpEnd implements TcpConnection {
     private boolean handedOver;
     private long handOverTx = -1;
     private long handOverRx = -1;
-    private boolean closed;
+    private boolean peerClosed;
+    private boolean hostClosed;
 
     TcpEnd(String name, long txBase, long rxBase, int rxCapacity, int txCapacity) {
         this.name = name;
@@ -49,9 +53,7 @@ public final class TcpEnd implements TcpConnection {
     @Override
     public void send(byte[] data) {
         requireHost("send");
-        if (closed) {
-            throw new IllegalStateException(name + ": connection is closed");
-        }
+        requireOpen("send");
         tx.add(data, 0, data.length);
         txOffset += data.length;
     }
@@ -59,20 +61,26 @@ public final class TcpEnd implements TcpConnection {
     @Override
     public int receive(byte[] dst, int offset, int length) {
         requireHost("receive");
+        requireOpen("receive");
         int n = rx.peek(dst, offset, length);
         rx.drop(n);
         rxOffset += n;
         return n;
     }
 
+    /** {@inheritDoc} After {@link #handOver()}: the first octet the core sends (the switch point, fixed). */
     @Override
     public long sendSequence() {
-        return (txBase + txOffset) & MASK;
+        return (txBase + (handedOver ? handOverTx : txOffset)) & MASK;
     }
 
+    /**
+     * {@inheritDoc} After {@link #handOver()}: the first octet the core receives (the switch point, fixed) — what the
+     * driver programs as the QP's receive SeqStart, however long it takes to get there.
+     */
     @Override
     public long receiveSequence() {
-        return (rxBase + rxOffset) & MASK;
+        return (rxBase + (handedOver ? handOverRx : rxOffset)) & MASK;
     }
 
     @Override
@@ -86,9 +94,31 @@ public final class TcpEnd implements TcpConnection {
         handOverRx = rxOffset;
     }
 
+    /** {@inheritDoc} (its FIN arrived after every octet it sent, or the channel was torn down) */
     @Override
     public boolean closed() {
-        return closed;
+        return peerClosed;
+    }
+
+    /**
+     * Closes the connection in both directions: the octets queued so far still go out, then a FIN; the peer sees
+     * {@link #closed()} once it has everything before the FIN. Afterwards {@link #send} and {@link #receive} are
+     * refused. Idempotent. (The driver closes a connection whose MPA startup failed: E-M4, MPA-38/39, E-M5…E-M7;
+     * {@code TcpConnection.close()} of the transport SPI.)
+     */
+    public void close() {
+        hostClosed = true;
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean closeRequested() {
+        return hostClosed;
+    }
+
+    private void requireOpen(String what) {
+        if (hostClosed) {
+            throw new IllegalStateException(name + ": " + what + " after close()");
+        }
     }
 
     private void requireHost(String what) {
@@ -114,6 +144,16 @@ public final class TcpEnd implements TcpConnection {
     /** Receive sequence number at the hand-over: the first octet the core receives (-1 before). */
     public long handOverReceiveSequence() {
         return handedOver ? (rxBase + handOverRx) & MASK : -1;
+    }
+
+    /** Sequence number of the next octet the core will take (moves as it takes them). */
+    public long coreReceiveSequence() {
+        return (rxBase + rxOffset) & MASK;
+    }
+
+    /** Sequence number of the next octet the core will queue. */
+    public long coreSendSequence() {
+        return (txBase + txOffset) & MASK;
     }
 
     /** Octets waiting for the core's tcpRx (0 before the hand-over). */
@@ -142,7 +182,7 @@ public final class TcpEnd implements TcpConnection {
 
     /** Whether the core may hand over another segment (the send buffer has room). */
     public boolean coreCanSend() {
-        return handedOver && !closed && tx.size() < txCapacity;
+        return handedOver && !hostClosed && !peerClosed && tx.size() < txCapacity;
     }
 
     /** Queues one segment the core sent on tcpTx (it goes on the wire after every earlier octet). */
@@ -181,22 +221,14 @@ public final class TcpEnd implements TcpConnection {
         return rxOffset;
     }
 
-    /** Set by the channel: closing one end closes the connection (FIN both ways, see {@link TcpChannel#close()}). */
-    Runnable closer = this::markClosed;
-
-    /** Closes the connection in both directions (the driver gives up on a failed MPA startup). Idempotent. */
-    @Override
-    public void close() {
-        closer.run();
-    }
-
-    void markClosed() {
-        closed = true;
+    /** The peer's FIN arrived (or the channel was torn down). */
+    void peerClosed() {
+        peerClosed = true;
     }
 
     @Override
     public String toString() {
-        return name + (handedOver ? " (core)" : " (host)") + " snd " + Long.toHexString(sendSequence()) + " rcv "
-                + Long.toHexString(receiveSequence());
+        return name + (handedOver ? " (core)" : " (host)") + " snd " + Long.toHexString(coreSendSequence())
+                + " rcv " + Long.toHexString(coreReceiveSequence());
     }
 }

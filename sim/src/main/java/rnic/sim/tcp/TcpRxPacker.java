@@ -1,6 +1,8 @@
 package rnic.sim.tcp;
 
 import java.util.Random;
+import java.util.function.IntSupplier;
+import rnic.sim.TcpPayloadSource;
 
 /**
  * Cuts the octets an end has for its core into the beats of a {@code TcpRxBeat} port of width W (rnic.hw.mpa): each
@@ -15,7 +17,7 @@ public final class TcpRxPacker {
         PACKED,
         /** Beats follow the segments as they arrived: each segment's last beat may be partial, as a NIC delivers. */
         PER_SEGMENT,
-        /** Random sizes 1 … W/8, with runs of 1-octet beats. */
+        /** Random sizes 1 … W/8 with runs of 1-octet beats ({@link TcpPayloadSource#resegmenting}). */
         RANDOM
     }
 
@@ -35,8 +37,7 @@ public final class TcpRxPacker {
 
     private final int octets;
     private final Policy policy;
-    private final Random rng;
-    private int run;
+    private final IntSupplier randomSizes;
 
     /**
      * @param dataWidth W in bits (32 … 512)
@@ -48,7 +49,7 @@ public final class TcpRxPacker {
         }
         this.octets = dataWidth / 8;
         this.policy = policy;
-        this.rng = rng;
+        this.randomSizes = TcpPayloadSource.resegmenting(rng, octets);
     }
 
     /** Octets per beat. */
@@ -70,30 +71,17 @@ public final class TcpRxPacker {
         int n = Math.min(avail, octets);
         switch (policy) {
             case PER_SEGMENT -> n = Math.min(n, end.coreUntilSegmentEnd());
-            case RANDOM -> n = Math.min(n, randomSize());
+            case RANDOM -> n = Math.min(n, randomSizes.getAsInt());
             default -> {
             }
         }
         byte[] data = new byte[octets];
         end.corePeek(data, 0, n);
-        return new Beat(data, n, end.receiveSequence());
+        return new Beat(data, n, end.coreReceiveSequence());
     }
 
     /** The core took {@code beat}: its octets leave {@code end}'s receive buffer. */
     public void taken(TcpEnd end, Beat beat) {
         end.coreConsume(beat.len);
-    }
-
-    private int randomSize() {
-        if (run > 0) {
-            run--;
-            return 1;
-        }
-        int pick = rng.nextInt(16);
-        if (pick == 0) {
-            run = rng.nextInt(24);
-            return 1;
-        }
-        return pick < 6 ? 1 + rng.nextInt(octets) : octets;
     }
 }

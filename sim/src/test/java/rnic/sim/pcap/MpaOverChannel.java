@@ -9,7 +9,6 @@ import rnic.model.mpa.Mpa;
 import rnic.model.mpa.MpaDeframer;
 import rnic.model.mpa.MpaDirection;
 import rnic.model.mpa.MpaFramer;
-import rnic.model.mpa.MpaStartupFrame;
 import rnic.model.mpa.TcpSegment;
 import rnic.sim.tcp.TcpChannel;
 import rnic.sim.tcp.TcpEnd;
@@ -22,8 +21,8 @@ import rnic.sim.tcp.TcpEnd;
  */
 final class MpaOverChannel {
     final TcpChannel ch;
-    final MpaStartupFrame request = new MpaStartupFrame(false, false, true, false, 1, null, "req".getBytes());
-    final MpaStartupFrame reply = new MpaStartupFrame(true, false, true, false, 1, null, "reply!".getBytes());
+    final byte[] request = startupFrame(false, "req".getBytes());
+    final byte[] reply = startupFrame(true, "reply!".getBytes());
     final List<byte[]> i2r;
     final List<byte[]> r2i;
     final List<byte[]> gotI2r = new ArrayList<>();
@@ -39,6 +38,17 @@ final class MpaOverChannel {
         int next;
         final byte[] buf = new byte[4096];
         final List<TcpSegment> pending = new ArrayList<>();
+    }
+
+    /**
+     * An MPA Request or Reply (RFC 5044 §7.1.1): the 16-octet key, flags M=0 C=1, Rev 1, PD_Length, private data —
+     * written out here, independent of the codec classes.
+     */
+    static byte[] startupFrame(boolean reply, byte[] privateData) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(20 + privateData.length);
+        b.put((reply ? "MPA ID Rep Frame" : "MPA ID Req Frame").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        b.put((byte) 0x40).put((byte) 1).putShort((short) privateData.length).put(privateData);
+        return b.array();
     }
 
     MpaOverChannel(TcpChannel ch, Random rng, int perDirection, int emss) {
@@ -62,13 +72,13 @@ final class MpaOverChannel {
         TcpEnd b = ch.b();
         switch (phase) {
             case 0 -> {
-                a.send(request.encode());
+                a.send(request);
                 phase = 1;
             }
             case 1 -> { // b's host reads exactly the Request, replies, hands over
-                startupGot += b.receive(startup, startupGot, request.size() - startupGot);
-                if (startupGot == request.size()) {
-                    b.send(reply.encode());
+                startupGot += b.receive(startup, startupGot, request.length - startupGot);
+                if (startupGot == request.length) {
+                    b.send(reply);
                     b.handOver();
                     res.framer = new MpaFramer(new MpaDirection(false, true, b.handOverSendSequence()), emss);
                     res.deframer = new MpaDeframer(new MpaDirection(false, true, b.handOverReceiveSequence()));
@@ -77,8 +87,8 @@ final class MpaOverChannel {
                 }
             }
             case 2 -> { // a's host reads exactly the Reply and hands over
-                startupGot += a.receive(startup, startupGot, reply.size() - startupGot);
-                if (startupGot == reply.size()) {
+                startupGot += a.receive(startup, startupGot, reply.length - startupGot);
+                if (startupGot == reply.length) {
                     a.handOver();
                     ini.framer = new MpaFramer(new MpaDirection(false, true, a.handOverSendSequence()), emss);
                     ini.deframer = new MpaDeframer(new MpaDirection(false, true, a.handOverReceiveSequence()));
@@ -103,7 +113,7 @@ final class MpaOverChannel {
         }
         int n = e.corePeek(s.buf, 0, s.buf.length);
         if (n > 0) {
-            long seq = e.receiveSequence();
+            long seq = e.coreReceiveSequence();
             e.coreConsume(n);
             byte[] p = java.util.Arrays.copyOf(s.buf, n);
             for (MpaDeframer.Event ev : s.deframer.receive(new TcpSegment(seq, p))) {

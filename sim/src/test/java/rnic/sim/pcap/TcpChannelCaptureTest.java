@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import rnic.sim.tcp.Segmentation;
 import rnic.sim.tcp.TcpChannel;
@@ -76,47 +77,12 @@ class TcpChannelCaptureTest {
         int fpdus = CONNECTIONS * 2 * PER_DIRECTION;
         boolean aligned = o.mode() == TcpChannel.Mode.KERNEL || o.segmentation().toString().equals("asSent");
 
-        Set<Integer> expected = new TreeSet<>();
-        Set<Integer> flagged = new TreeSet<>();
-        Map<String, Long> highest = new HashMap<>();
-        for (String line : TsharkMpaTest.tshark(file, "-T", "fields", "-E", "separator=/t", "-e", "frame.number",
-                "-e", "tcp.stream", "-e", "tcp.srcport", "-e", "tcp.seq", "-e", "tcp.len", "-e",
-                "tcp.analysis.retransmission", "-e", "tcp.analysis.fast_retransmission", "-e",
-                "tcp.analysis.spurious_retransmission")) {
-            String[] f = line.split("\t", -1);
-            int frame = Integer.parseInt(f[0]);
-            long len = Long.parseLong(f[4]);
-            if (len > 0) {
-                String dir = f[1] + "/" + f[2];
-                long end = Long.parseLong(f[3]) + len;
-                long top = highest.getOrDefault(dir, 0L);
-                if (end <= top) {
-                    expected.add(frame);
-                }
-                highest.put(dir, Math.max(top, end));
-            }
-            if (!f[5].isEmpty() || !f[6].isEmpty() || !f[7].isEmpty()) {
-                flagged.add(frame);
-            }
-        }
+        Set<Integer> expected = retransmissionsFlagged(file);
         assertEquals(retransmissions, expected.size(), "retransmitted frames in the capture");
-        assertEquals(expected, flagged, "frames Wireshark flags as retransmissions");
         if (o.loss() > 0) {
             assertTrue(retransmissions > 0);
         }
-
-        for (String line : TsharkMpaTest.tshark(file, "-Y", "_ws.malformed", "-T", "fields", "-e", "frame.number",
-                "-e", "_ws.expert.message")) {
-            int frame = Integer.parseInt(line.split("\t")[0]);
-            assertTrue(expected.contains(frame) && line.contains("New fragment overlaps old data (retransmission?)"),
-                    "malformed: " + line);
-        }
-        List<String> warnings = TsharkMpaTest.tshark(file, "-Y",
-                "_ws.expert.severity >= warning && !_ws.malformed", "-T", "fields", "-e", "frame.number", "-e",
-                "_ws.expert.message");
-        assertTrue(warnings.isEmpty(), "expert warnings/errors: " + warnings);
-        assertEquals(0, TsharkMpaTest.filterCount(file, "ip.checksum.status != 1 || tcp.checksum.status != 1"),
-                "bad checksums");
+        assertCleanBesidesRetransmissionReassembly(file, expected);
 
         assertEquals(CONNECTIONS, TsharkMpaTest.filterCount(file, "iwarp_mpa.req"), "MPA Requests");
         assertEquals(CONNECTIONS, TsharkMpaTest.filterCount(file, "iwarp_mpa.rep"), "MPA Replies");
@@ -137,7 +103,99 @@ class TcpChannelCaptureTest {
                 + channels.get(0).statsAtoB());
     }
 
+    /**
+     * Both hosts close (a first, then b after it saw a's FIN) with data still flowing: one FIN per side in the
+     * capture, after the side's last data octet, and tshark sees no problem with the sequence and acknowledgment
+     * numbers around them.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(TcpChannel.Mode.class)
+    void hostCloseInTheCapture(TcpChannel.Mode mode) throws Exception {
+        Path file = TsharkMpaTest.DIR.resolve("channel-close-" + mode.name().toLowerCase() + ".pcap");
+        Random rng = new Random(12);
+        try (PcapWriter w = PcapWriter.create(file)) {
+            TcpChannel ch = new TcpChannel("qp0", TcpOptions.defaults().withMode(mode).withDelay(5, 20)
+                    .withPollInterval(2), rng, new TcpWireCapture(w, TcpEndpoint.DEFAULT_CLIENT,
+                    TcpEndpoint.DEFAULT_SERVER), 0);
+            byte[] buf = new byte[5000];
+            ch.a().send(new byte[3000]);
+            ch.b().send(new byte[2000]);
+            ch.a().close();
+            for (int i = 0; !ch.idle() || !ch.a().closed(); i++) {
+                assertTrue(i < 1_000_000);
+                if (!ch.b().closeRequested()) {
+                    ch.b().receive(buf, 0, buf.length);
+                }
+                if (ch.b().closed() && !ch.b().closeRequested()) {
+                    ch.b().send(new byte[100]); // half-closed: b may still send
+                    ch.b().close();
+                }
+                ch.tick();
+            }
+            assertTrue(ch.a().closed(), "a saw b's FIN");
+            ch.close();
+        }
+        TsharkMpaTest.assertClean(file);
+        List<String> fins = TsharkMpaTest.tshark(file, "-Y", "tcp.flags.fin == 1", "-T", "fields", "-e",
+                "tcp.srcport", "-e", "tcp.seq", "-e", "tcp.ack");
+        assertEquals(2, fins.size(), "one FIN per side: " + fins);
+        assertEquals(List.of("3001", "2101"), fins.stream().map(l -> l.split("\t")[1]).toList(),
+                "each FIN right after its side's data (relative sequence numbers)");
+    }
+
     static final Pattern CRC_CHECK = Pattern.compile("^\\s+CRC check: 0x[0-9a-f]{8} \\(([^)]*)\\)");
+
+    /**
+     * The data frames that repeat octets already sent in their direction (by relative sequence number), which must be
+     * exactly the frames Wireshark's TCP analysis flags as retransmissions (plain, fast or spurious).
+     */
+    static Set<Integer> retransmissionsFlagged(Path file) throws Exception {
+        Set<Integer> expected = new TreeSet<>();
+        Set<Integer> flagged = new TreeSet<>();
+        Map<String, Long> highest = new HashMap<>();
+        for (String line : TsharkMpaTest.tshark(file, "-T", "fields", "-E", "separator=/t", "-e", "frame.number",
+                "-e", "tcp.stream", "-e", "tcp.srcport", "-e", "tcp.seq", "-e", "tcp.len", "-e",
+                "tcp.analysis.retransmission", "-e", "tcp.analysis.fast_retransmission", "-e",
+                "tcp.analysis.spurious_retransmission")) {
+            String[] f = line.split("\\t", -1);
+            int frame = Integer.parseInt(f[0]);
+            long len = Long.parseLong(f[4]);
+            if (len > 0) {
+                String dir = f[1] + "/" + f[2];
+                long end = Long.parseLong(f[3]) + len;
+                long top = highest.getOrDefault(dir, 0L);
+                if (end <= top) {
+                    expected.add(frame);
+                }
+                highest.put(dir, Math.max(top, end));
+            }
+            if (!f[5].isEmpty() || !f[6].isEmpty() || !f[7].isEmpty()) {
+                flagged.add(frame);
+            }
+        }
+        assertEquals(expected, flagged, "frames Wireshark flags as retransmissions");
+        return expected;
+    }
+
+    /**
+     * No expert warning or error, and no malformed frame except Wireshark's reassembly false alarm "New fragment
+     * overlaps old data (retransmission?)" on a frame that is a retransmission; every checksum good.
+     */
+    static void assertCleanBesidesRetransmissionReassembly(Path file, Set<Integer> retransmissions)
+            throws Exception {
+        for (String line : TsharkMpaTest.tshark(file, "-Y", "_ws.malformed", "-T", "fields", "-e", "frame.number",
+                "-e", "_ws.expert.message")) {
+            int frame = Integer.parseInt(line.split("\\t")[0]);
+            assertTrue(retransmissions.contains(frame)
+                    && line.contains("New fragment overlaps old data (retransmission?)"), "malformed: " + line);
+        }
+        List<String> warnings = TsharkMpaTest.tshark(file, "-Y",
+                "_ws.expert.severity >= warning && !_ws.malformed", "-T", "fields", "-e", "frame.number", "-e",
+                "_ws.expert.message");
+        assertTrue(warnings.isEmpty(), "expert warnings/errors: " + warnings);
+        assertEquals(0, TsharkMpaTest.filterCount(file, "ip.checksum.status != 1 || tcp.checksum.status != 1"),
+                "bad checksums");
+    }
 
     /** The verdict of every "CRC check" item in the file, several per frame when a segment carries several FPDUs. */
     static List<String> crcChecks(Path file) throws Exception {

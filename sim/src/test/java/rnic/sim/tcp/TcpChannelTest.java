@@ -19,7 +19,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The MODEL-mode channel as a TCP byte stream, pure Java: random data both ways at once under every combination of
- * re-segmentation, delay, loss and window, with hosts that read at random rates (back-pressure).
+ * re-segmentation, delay (fixed or jittered), rate, loss and window, with hosts that read at random rates
+ * (back-pressure).
  *
  * <ul>
  *   <li>MPA-23: the stream is cut as sent, in fixed 7-octet pieces, in 1-octet segments, at random sizes and by the
@@ -38,15 +39,16 @@ class TcpChannelTest {
         List<Arguments> out = new ArrayList<>();
         Segmentation[] segs = {Segmentation.asSent(), Segmentation.fixed(7), Segmentation.oneOctet(),
                 Segmentation.random(1, 3000), Segmentation.mixed()};
-        int[][] delays = {{1, 1}, {5, 60}};
+        // one-way delay min, max (cycles), rate (octets per cycle, 0 = unlimited)
+        double[][] wires = {{1, 1, 0}, {5, 60, 0}, {10, 10, 5.5}};
         double[] losses = {0, 0.01, 0.1};
         int[] windows = {0xFFFF, 3000};
         long seed = 1;
         for (Segmentation s : segs) {
-            for (int[] d : delays) {
+            for (double[] d : wires) {
                 for (double l : losses) {
                     for (int w : windows) {
-                        out.add(Arguments.of(s, d[0], d[1], l, w, seed++));
+                        out.add(Arguments.of(s, (int) d[0], (int) d[1], d[2], l, w, seed++));
                     }
                 }
             }
@@ -55,12 +57,13 @@ class TcpChannelTest {
     }
 
     /** MPA-23, DDP-02, DDP-03: every octet exactly once, in order, both directions at once. */
-    @ParameterizedTest(name = "{0} delay {1}..{2} loss {3} window {4}")
+    @ParameterizedTest(name = "{0} delay {1}..{2} rate {3} loss {4} window {5}")
     @MethodSource("combinations")
-    void deliversEveryOctetOnceInOrder(Segmentation seg, int dMin, int dMax, double loss, int window, long seed) {
+    void deliversEveryOctetOnceInOrder(Segmentation seg, int dMin, int dMax, double rate, double loss, int window,
+            long seed) {
         Random rng = new Random(seed);
         TcpOptions o = TcpOptions.defaults().withSegmentation(seg).withDelay(dMin, dMax).withLoss(loss)
-                .withWindow(window);
+                .withWindow(window).withRate(rate);
         TcpChannel ch = new TcpChannel("t", o, rng);
         int size = seg.toString().equals("oneOctet") ? 6_000 : 40_000;
         byte[] da = random(rng, size);
@@ -78,9 +81,12 @@ class TcpChannelTest {
             }
             if (loss == 0) {
                 assertEquals(0, s.lost() + s.retransmissions(), s.toString());
-            } else if (loss >= 0.1) {
-                assertTrue(s.lost() > 0 && s.retransmissions() >= s.lost(), s.toString());
+            } else {
+                assertTrue(s.retransmissions() >= s.lost(), "every lost segment sent again: " + s);
             }
+        }
+        if (loss >= 0.1) {
+            assertTrue(ch.statsAtoB().lost() + ch.statsBtoA().lost() > 0, "losses happened");
         }
         assertEquals((ch.clientIsn() + 1 + size) & MASK, ch.b().receiveSequence());
         assertEquals((ch.serverIsn() + 1 + size) & MASK, ch.a().receiveSequence());
@@ -219,7 +225,7 @@ class TcpChannelTest {
             int n = b.corePeek(buf, 0, buf.length);
             if (n > 0) {
                 if (bFirstSeq < 0) {
-                    bFirstSeq = b.receiveSequence();
+                    bFirstSeq = b.coreReceiveSequence();
                 }
                 b.coreConsume(n);
                 bCore.write(buf, 0, n);
@@ -243,6 +249,48 @@ class TcpChannelTest {
         assertArrayEquals(fpdus, bCore.toByteArray(), "b's core gets exactly the octets after the Request");
         assertArrayEquals(reply, aHost.toByteArray());
         assertArrayEquals(concat(coreSegments), aCore.toByteArray(), "b's core octets follow its host's Reply");
+        assertEquals(b.handOverReceiveSequence(), b.receiveSequence(), "the host's view stays at the switch point");
+        assertEquals(b.handOverSendSequence(), b.sendSequence());
+        assertEquals((b.handOverReceiveSequence() + fpdus.length) & MASK, b.coreReceiveSequence());
+        assertEquals((b.handOverSendSequence() + sum(coreSegments)) & MASK, b.coreSendSequence());
+    }
+
+    /**
+     * A host's close(): what it queued still arrives, in order, then the peer sees closed() — never before the last
+     * octet; the closing host can no longer send or receive; the channel goes idle.
+     */
+    @Test
+    void hostCloseSendsEverythingThenFin() {
+        Random rng = new Random(21);
+        TcpOptions o = TcpOptions.defaults().withDelay(5, 50).withLoss(0.05).withSegmentation(Segmentation.mixed());
+        TcpChannel ch = new TcpChannel("fin", o, rng);
+        byte[] data = random(rng, 20_000);
+        ch.a().send(data);
+        ch.a().close();
+        assertThrows(IllegalStateException.class, () -> ch.a().send(new byte[1]));
+        assertThrows(IllegalStateException.class, () -> ch.a().receive(new byte[1], 0, 1));
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        byte[] buf = new byte[777];
+        for (int i = 0; !ch.b().closed(); i++) {
+            assertTrue(i < 1_000_000, "no FIN");
+            ch.tick();
+            if (ch.b().closed()) {
+                assertEquals(data.length, got.size() + ch.b().rx.size(), "FIN only after the last octet");
+            }
+            got.write(buf, 0, ch.b().receive(buf, 0, buf.length));
+        }
+        got.write(buf, 0, ch.b().receive(buf, 0, buf.length));
+        while (got.size() < data.length) {
+            got.write(buf, 0, ch.b().receive(buf, 0, buf.length));
+        }
+        assertArrayEquals(data, got.toByteArray());
+        assertFalse(ch.a().closed(), "b has not closed its side");
+        ch.b().close();
+        for (int i = 0; i < 10_000 && !ch.idle(); i++) {
+            ch.tick();
+        }
+        assertTrue(ch.a().closed());
+        assertTrue(ch.idle());
     }
 
     /** The core's send buffer back-pressures: coreCanSend turns false at txBuffer octets queued. */
@@ -263,6 +311,51 @@ class TcpChannelTest {
         }
         assertTrue(ch.a().coreCanSend(), "the window's worth left the send buffer");
         assertEquals(1000, ch.b().coreAvailable());
+    }
+
+    /**
+     * Figure, not a timed assertion: octets per second of wall time through the model, one direction, FPDU-sized
+     * writes consumed at once, for segments as sent without and with 1 % loss, and 1-octet segments.
+     */
+    @Test
+    void modelThroughput() {
+        for (TcpOptions o : List.of(TcpOptions.defaults().withMss(1000), // JIT warm-up, not reported
+                TcpOptions.defaults(), TcpOptions.defaults().withLoss(0.01),
+                TcpOptions.defaults().withSegmentation(Segmentation.oneOctet()),
+                TcpOptions.defaults().withRate(8))) {
+            Random rng = new Random(9);
+            TcpChannel ch = new TcpChannel("perf", o, rng);
+            int total = o.segmentation().toString().equals("oneOctet") ? 2_000_000 : o.rate() > 0 ? 8_000_000
+                    : 32_000_000;
+            byte[] chunk = random(rng, 1456);
+            byte[] buf = new byte[65536];
+            long got = 0;
+            long sent = 0;
+            long t0 = System.nanoTime();
+            long cycles = 0;
+            while (got < total) {
+                while (sent < total && ch.a().tx.size() < 65536) {
+                    ch.a().send(chunk);
+                    sent += chunk.length;
+                }
+                got += ch.b().receive(buf, 0, buf.length);
+                ch.tick();
+                cycles++;
+            }
+            double s = (System.nanoTime() - t0) / 1e9;
+            if (o.mss() == 1000) {
+                continue;
+            }
+            System.out.printf("model throughput %s: %.1f MB/s of wall time, %.1f octets/cycle, %.2f Mcycles/s%n", o,
+                    got / s / 1e6, (double) got / cycles, cycles / s / 1e6);
+            assertTrue(got >= total);
+        }
+        TcpChannel idle = new TcpChannel("idle", TcpOptions.defaults(), new Random(1));
+        long t0 = System.nanoTime();
+        for (int i = 0; i < 10_000_000; i++) {
+            idle.tick();
+        }
+        System.out.printf("idle channel: %.1f Mcycles/s%n", 10_000_000 / ((System.nanoTime() - t0) / 1e9) / 1e6);
     }
 
     // ------------------------------------------------------------------------------------------------ helpers

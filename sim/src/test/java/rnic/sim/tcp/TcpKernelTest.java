@@ -81,6 +81,37 @@ class TcpKernelTest {
         }
     }
 
+    /** A host's close() over a real socket: everything queued arrives, then the peer sees closed(). */
+    @Test
+    void hostCloseSendsEverythingThenFin() {
+        Random rng = new Random(8);
+        try (TcpChannel ch = new TcpChannel("k", TcpOptions.defaults().withMode(TcpChannel.Mode.KERNEL)
+                .withPollInterval(2).withWindow(4096), rng)) {
+            byte[] data = TcpChannelTest.random(rng, 300_000);
+            ch.a().send(data);
+            ch.a().close();
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            byte[] buf = new byte[1000];
+            for (int i = 0; !ch.b().closed(); i++) {
+                assertTrue(i < 10_000_000, "no FIN");
+                ch.tick();
+                if (ch.b().closed()) {
+                    assertEquals(data.length, got.size() + ch.b().rx.size(), "FIN only after the last octet");
+                }
+                got.write(buf, 0, ch.b().receive(buf, 0, buf.length));
+            }
+            while (got.size() < data.length) {
+                got.write(buf, 0, ch.b().receive(buf, 0, buf.length));
+            }
+            assertArrayEquals(data, got.toByteArray());
+            ch.b().close();
+            for (int i = 0; i < 1_000_000 && !ch.idle(); i++) {
+                ch.tick();
+            }
+            assertTrue(ch.a().closed() && ch.idle());
+        }
+    }
+
     /** Closing the channel closes both ends. */
     @Test
     void closeClosesBothEnds() {
