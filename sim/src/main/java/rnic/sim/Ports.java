@@ -11,7 +11,7 @@ import spinal.core.Data;
 /**
  * The top-level ports of a design by their Verilog names, for testbenches written against a port naming contract
  * rather than a class (e.g. {@code a_apb_PADDR}, {@code b_tcpTx_0_valid} of the two-RNIC top): a harness can then be
- * compiled and run before, or without, the design's Java class.
+ * compiled and run before, or without, the design's Java class (rnic.sim.RnicSystem against RnicPair).
  */
 public final class Ports {
     private final Tb<?> tb;
