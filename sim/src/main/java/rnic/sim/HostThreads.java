@@ -77,17 +77,19 @@ public final class HostThreads {
                 throw new IllegalStateException("interrupted while joining host " + h.name, e);
             }
         }
+        HostFailure first = null;
         for (Host h : hosts) {
             if (h.failure != null) {
-                if (h.failure instanceof RuntimeException r && r.getMessage() != null
-                        && r.getMessage().startsWith("host " + h.name)) {
-                    throw r;
+                HostFailure f = new HostFailure("host " + h.name + " failed: " + h.failure, h.failure);
+                if (first == null) {
+                    first = f;
+                } else {
+                    first.addSuppressed(f);
                 }
-                if (h.failure instanceof Error e) {
-                    throw e;
-                }
-                throw new HostFailure("host " + h.name + " failed: " + h.failure, h.failure);
             }
+        }
+        if (first != null) {
+            throw first;
         }
     }
 

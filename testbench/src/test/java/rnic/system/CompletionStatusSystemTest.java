@@ -39,8 +39,8 @@ import rnic.wire.TerminateCause;
  *       NO_RECEIVE_BUFFER.
  *   <li>QP 2 — a 256-octet Send into a 64-octet buffer: E-D12 (1/2/05, DDP-18): REMOTE_INVALID_REQUEST and
  *       LOCAL_LENGTH_ERROR.
- *   <li>QP 3 — a Send with Invalidate naming an STag that was never registered: E-R6 (RDMAP-13, RDMAP-26):
- *       REMOTE_OPERATION_ERROR and PEER_PROTOCOL_ERROR.
+ *   <li>QP 3 — a Send with Invalidate naming an STag that was never registered: E-R6 (0/2/09, RDMAP-13, RDMAP-26):
+ *       REMOTE_OPERATION_ERROR and PEER_ACCESS_VIOLATION.
  * </ul>
  * After each fault both QPs read ERR (RDMAP-18), a request posted after it completes with FLUSH_ERROR, the posted
  * receive buffers are flushed, posting on a QP in ERR is refused only when the QP was moved to RESET (wrong state),
@@ -107,7 +107,8 @@ class CompletionStatusSystemTest {
                     default -> WorkRequest.sendWithInvalidate(mr.sge(0, 16), 0x00_3F_00_5A);
                 };
                 qp.postSend(bad);
-                qp.postSend(WorkRequest.rdmaWrite(mr.sge(0, 8), target).withFence());
+                // a Read cannot complete once the peer has terminated the stream: it is flushed
+                qp.postSend(WorkRequest.rdmaRead(mr.sge(128, 8), target).withFence());
                 List<CompletionStatus> s = new ArrayList<>();
                 for (Completion x : until(dev, scq, q, x -> x.status() == CompletionStatus.FLUSH_ERROR)) {
                     s.add(x.status());
@@ -174,14 +175,15 @@ class CompletionStatusSystemTest {
                 CompletionStatus.REMOTE_OPERATION_ERROR);
         List<CompletionStatus> wantB = List.of(CompletionStatus.PEER_ACCESS_VIOLATION,
                 CompletionStatus.NO_RECEIVE_BUFFER, CompletionStatus.LOCAL_LENGTH_ERROR,
-                CompletionStatus.PEER_PROTOCOL_ERROR);
+                CompletionStatus.PEER_ACCESS_VIOLATION);
         List<TerminateCause> wantCause = List.of(TerminateCause.DDP_PLACEMENT_NOT_ALLOWED, TerminateCause.DDP_NO_BUFFER,
-                TerminateCause.DDP_MESSAGE_TOO_LONG, TerminateCause.ATOMIC_MISALIGNED);
+                TerminateCause.DDP_MESSAGE_TOO_LONG, TerminateCause.INVALIDATE_OPERATION);
         for (int q = 0; q < 4; q++) {
             List<CompletionStatus> a = seenA.get(q);
             assertTrue(a.contains(wantA.get(q)), "QP " + q + " requester saw " + a);
             assertEquals(CompletionStatus.FLUSH_ERROR, a.get(a.size() - 1), "QP " + q + " requester saw " + a);
-            assertTrue(seenB.get(q).contains(wantB.get(q)), "QP " + q + " responder saw " + seenB.get(q));
+            assertTrue(seenB.get(q).contains(wantB.get(q)), "QP " + q + " responder saw " + seenB.get(q) + ", cause "
+                    + causesB.get(q));
             assertEquals(wantCause.get(q), causesB.get(q), "QP " + q);
             assertEquals(QpState.ERR, statesA.get(q), "QP " + q);
             assertEquals(QpState.ERR, statesB.get(q), "QP " + q);

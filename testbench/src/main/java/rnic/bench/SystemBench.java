@@ -1,0 +1,200 @@
+package rnic.bench;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import rnic.hw.top.RnicConfig;
+import rnic.hw.top.RnicPair;
+import rnic.sim.HostThreads;
+import rnic.sim.RnicSystem;
+import rnic.sim.SimModel;
+import rnic.transport.Transport;
+import rnic.verbs.Access;
+import rnic.verbs.Completion;
+import rnic.verbs.CompletionQueue;
+import rnic.verbs.CompletionStatus;
+import rnic.verbs.ConnectParams;
+import rnic.verbs.Device;
+import rnic.verbs.DmaBuffer;
+import rnic.verbs.MemoryRegion;
+import rnic.verbs.ProtectionDomain;
+import rnic.verbs.QueuePair;
+import rnic.verbs.RecvRequest;
+import rnic.verbs.RemoteBuffer;
+import rnic.verbs.WorkRequest;
+
+/**
+ * {@code ./rnic bench system}: the two-RNIC system driven through the real driver. For 8-octet atomics and 64-octet and
+ * 4-KB RDMA Writes, RDMA Reads and Sends it posts a batch of operations on QP 0 — once one at a time (post, wait for
+ * the completion: latency-bound) and once keeping the send queue full (throughput-bound) — and prints simulated
+ * cycles per operation, octets per cycle, and operations per second of wall-clock time; the ratio of the two runs is
+ * what pipelining buys. Last, the simulation speed of the two-RNIC model in cycles per second: idle (clock only) and
+ * while the hosts work.
+ */
+public final class SystemBench {
+    private SystemBench() {
+    }
+
+    enum Kind {
+        FETCH_ADD_8("FetchAdd 8 B", 8), WRITE_64("RDMA Write 64 B", 64), WRITE_4K("RDMA Write 4 KB", 4096),
+        READ_64("RDMA Read 64 B", 64), READ_4K("RDMA Read 4 KB", 4096), SEND_64("Send 64 B", 64),
+        SEND_4K("Send 4 KB", 4096);
+
+        final String label;
+        final int bytes;
+
+        Kind(String label, int bytes) {
+            this.label = label;
+            this.bytes = bytes;
+        }
+    }
+
+    record Figure(Kind kind, boolean pipelined, int ops, long cycles, double seconds) {
+        double cyclesPerOp() {
+            return (double) cycles / ops;
+        }
+
+        double bytesPerCycle() {
+            return (double) ops * kind.bytes / cycles;
+        }
+
+        double opsPerSecond() {
+            return ops / seconds;
+        }
+    }
+
+    static final int QUEUE = 16;
+    static final int RECV_SIZE = 4096;
+
+    public static void main(String[] args) {
+        int scale = args.length > 0 ? Integer.parseInt(args[0]) : 1;
+        System.setProperty("rnic.simDir", "build/sim");
+        System.out.println("building/loading the RnicPair model (W=64) …");
+        SimModel<RnicPair> model = SimModel.of("RnicPair-w64",
+                () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+        List<Figure> figures = new ArrayList<>();
+        double[] speed = new double[2];
+        RnicSystem.run(model, "bench", 1, RnicSystem.builder(), sys -> {
+            long c0 = sys.tb().cycle();
+            long t0 = System.nanoTime();
+            sys.tb().step(200_000);
+            speed[0] = (sys.tb().cycle() - c0) / ((System.nanoTime() - t0) / 1e9);
+            long c1 = sys.tb().cycle();
+            long t1 = System.nanoTime();
+            boolean[] done = {false};
+            new HostThreads().add("a", sys.a(), t -> requester(t, figures, scale, done))
+                    .add("b", sys.b(), t -> responder(t, done)).run();
+            speed[1] = (sys.tb().cycle() - c1) / ((System.nanoTime() - t1) / 1e9);
+        });
+        System.out.println();
+        System.out.println("Two simulated RNICs (W = 64) through the Java driver, QP 0, MODEL TCP channel");
+        System.out.printf(Locale.ROOT, "  %-18s %5s | %13s %9s %10s | %13s %9s %10s | %8s%n", "operation", "ops",
+                "1-at-a-time", "B/cycle", "ops/s", "queue of 16", "B/cycle", "ops/s", "speedup");
+        System.out.printf(Locale.ROOT, "  %-18s %5s | %13s %9s %10s | %13s %9s %10s | %8s%n", "", "",
+                "cycles/op", "", "(wall)", "cycles/op", "", "(wall)", "");
+        for (int i = 0; i + 1 < figures.size(); i += 2) {
+            Figure one = figures.get(i);
+            Figure many = figures.get(i + 1);
+            System.out.printf(Locale.ROOT, "  %-18s %5d | %13.1f %9.2f %10.0f | %13.1f %9.2f %10.0f | %7.2fx%n",
+                    one.kind().label, many.ops(), one.cyclesPerOp(), one.bytesPerCycle(), one.opsPerSecond(),
+                    many.cyclesPerOp(), many.bytesPerCycle(), many.opsPerSecond(),
+                    one.cyclesPerOp() / many.cyclesPerOp());
+        }
+        System.out.printf(Locale.ROOT, "simulation speed: %.0f cycles/s idle (clock only), %.0f cycles/s with both"
+                + " hosts working (%.2f of idle)%n", speed[0], speed[1], speed[1] / speed[0]);
+    }
+
+    private static ConnectParams params() {
+        return ConnectParams.defaults().withTimeoutCycles(500_000);
+    }
+
+    private static void responder(Transport t, boolean[] done) {
+        try (Device dev = Device.open(t)) {
+            ProtectionDomain pd = dev.allocateProtectionDomain();
+            CompletionQueue scq = dev.createCompletionQueue(64);
+            CompletionQueue rcq = dev.createCompletionQueue(256);
+            QueuePair qp = pd.createQueuePair(new QueuePair.Config(scq, rcq, 16, 128, 0, 0));
+            DmaBuffer mem = dev.allocate(64 * 1024);
+            MemoryRegion mr = pd.registerMemory(mem, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE,
+                    Access.REMOTE_READ, Access.REMOTE_ATOMIC));
+            DmaBuffer recv = dev.allocate(RECV_SIZE * 128);
+            MemoryRegion mrRecv = pd.registerMemory(recv, EnumSet.of(Access.LOCAL_WRITE));
+            for (int i = 0; i < 128; i++) {
+                qp.postRecv(RecvRequest.of(mrRecv.sge((long) i * RECV_SIZE, RECV_SIZE)));
+            }
+            qp.accept(params().withPrivateData(ByteBuffer.allocate(12).putInt(mr.rkey()).putLong(mr.address())
+                    .array()));
+            Completion[] out = Completion.array(32);
+            int slot = 0;
+            while (!done[0]) {
+                int n = rcq.poll(out);
+                for (int i = 0; i < n; i++) {
+                    if (out[i].status() != CompletionStatus.SUCCESS) {
+                        throw new IllegalStateException("b: " + out[i]);
+                    }
+                    qp.postRecv(RecvRequest.of(mrRecv.sge((long) (slot++ % 128) * RECV_SIZE, RECV_SIZE)));
+                }
+                if (n == 0) {
+                    t.advance();
+                }
+            }
+        }
+    }
+
+    private static void requester(Transport t, List<Figure> figures, int scale, boolean[] done) {
+        try (Device dev = Device.open(t)) {
+            ProtectionDomain pd = dev.allocateProtectionDomain();
+            CompletionQueue scq = dev.createCompletionQueue(64);
+            CompletionQueue rcq = dev.createCompletionQueue(64);
+            QueuePair qp = pd.createQueuePair(new QueuePair.Config(scq, rcq, QUEUE, 16, 0, 0));
+            DmaBuffer mem = dev.allocate(64 * 1024);
+            MemoryRegion mr = pd.registerMemory(mem, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            var c = qp.connect(params());
+            ByteBuffer pdata = ByteBuffer.wrap(c.peerPrivateData());
+            RemoteBuffer remote = new RemoteBuffer(pdata.getInt(), pdata.getLong());
+            Completion[] out = Completion.array(QUEUE);
+            for (Kind k : Kind.values()) {
+                int ops = (k.bytes >= 4096 ? 40 : 200) * scale;
+                for (boolean pipelined : new boolean[] {false, true}) {
+                    long c0 = dev.cycles();
+                    long t0 = System.nanoTime();
+                    int posted = 0;
+                    int completed = 0;
+                    while (completed < ops) {
+                        int window = pipelined ? QUEUE : 1;
+                        while (posted < ops && posted - completed < window) {
+                            qp.postSend(request(k, mr, remote, posted));
+                            posted++;
+                        }
+                        int n = scq.poll(out);
+                        for (int i = 0; i < n; i++) {
+                            if (out[i].status() != CompletionStatus.SUCCESS) {
+                                throw new IllegalStateException(k + ": " + out[i]);
+                            }
+                        }
+                        completed += n;
+                        if (n == 0) {
+                            t.advance();
+                        }
+                    }
+                    figures.add(new Figure(k, pipelined, ops, dev.cycles() - c0, (System.nanoTime() - t0) / 1e9));
+                    System.out.printf(Locale.ROOT, "  %-18s %s: %d ops in %d cycles%n", k.label,
+                            pipelined ? "queue of 16" : "one at a time", ops, dev.cycles() - c0);
+                }
+            }
+            done[0] = true;
+        }
+    }
+
+    private static WorkRequest request(Kind k, MemoryRegion mr, RemoteBuffer remote, int i) {
+        long off = (long) (i % 8) * 4096;
+        return switch (k) {
+            case FETCH_ADD_8 -> WorkRequest.fetchAdd(mr.sge(32768 + (i % 64) * 8L, 8), remote.plus(32768), 1);
+            case WRITE_64, WRITE_4K -> WorkRequest.rdmaWrite(mr.sge(off, k.bytes), remote.plus(off));
+            case READ_64, READ_4K -> WorkRequest.rdmaRead(mr.sge(off, k.bytes), remote.plus(off));
+            case SEND_64, SEND_4K -> WorkRequest.send(mr.sge(off, k.bytes));
+        };
+    }
+}
