@@ -369,4 +369,38 @@ class QpRingsTest {
             }
         });
     }
+
+    /**
+     * Ring reads that fail (the memory answers SLVERR): a send queue element completes with
+     * {@link Cqe#STATUS_WQE_READ_ERROR} and moves its QP to SQE like a bad opcode (resumed by the host); a receive
+     * buffer is posted with capacity 0, keeping the ring's order; {@code memoryError} is set and stays.
+     */
+    @ParameterizedTest(name = "W={0} paced={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"64,false", "64,true", "512,false", "512,true"})
+    void ringReadErrors(int w, boolean paced) {
+        model(w).run("readErrors", 21, tb -> {
+            RingsBench b = fourQps(new RingsBench(tb, pacing(tb.random(), paced)), 4, 4, 5);
+            Random r = tb.random();
+            b.faultSqSlot(1, 1);
+            b.faultRqSlot(2, 2);
+            assertTrue(!b.memoryError());
+            for (int i = 0; i < 3; i++) {
+                b.post(1, RingsBench.Wqe.random(r, OPS[r.nextInt(OPS.length)].code(), true, false));
+            }
+            b.ring(1);
+            for (int i = 0; i < 4; i++) {
+                b.postRecv(2, r.nextLong(), 100 + r.nextInt(100));
+            }
+            b.incoming(2, 4);
+            b.settle(20_000);
+            assertEquals(1, b.requestsTaken());
+            assertEquals(4, b.postsTaken());
+            assertEquals(QpState.SQE, b.qps.get(1).state);
+            assertTrue(b.memoryError(), "memoryError after a failed ring read");
+            b.setState(1, QpState.RTS);
+            b.settle(20_000);
+            assertEquals(2, b.requestsTaken());
+            assertTrue(b.memoryError(), "memoryError is sticky");
+        });
+    }
 }
