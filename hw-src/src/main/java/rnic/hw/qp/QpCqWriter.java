@@ -130,7 +130,9 @@ public final class QpCqWriter extends HwComponent {
         UInt lane = lanes > 1 ? reg("lane", uint(log2Up(lanes))) : null;
         UInt cq = rq.cq;
         UInt index = wire("index", vec(alloc).apply(cq));
-        Bool take = wire("take", and(io.requests.valid(), not(busy), vec(room).apply(cq)));
+        // The entry register is free, or frees now (its last beat goes): one entry per AW + its beats.
+        Bool freeing = wire("freeing", and(io.axi.w().fire(), io.axi.w().payload().last()));
+        Bool take = wire("take", and(io.requests.valid(), or(not(busy), freeing), vec(room).apply(cq)));
         set(io.requests.ready(), take);
         UInt address = wire("address", QpRingMath.slotAddress(io.base.apply(cq), index, vec(masks).apply(cq),
                 log2Entry));
@@ -145,7 +147,6 @@ public final class QpCqWriter extends HwComponent {
             set(awAddr, address);
             set(awCq, cq);
             set(entry, octets);
-            set(beat, U(0, beat.getBitsWidth()));
             if (lanes > 1) {
                 set(lane, range(address, log2Beat - 1, log2Entry));
             }
@@ -194,8 +195,8 @@ public final class QpCqWriter extends HwComponent {
         }
         set(wch.payload().last(), lastBeat);
         when(wch.fire(), () -> {
-            set(beat, add(beat, U(1, beat.getBitsWidth())));
-            when(lastBeat, () -> set(busy, False()));
+            set(beat, mux(lastBeat, U(0, beat.getBitsWidth()), add(beat, U(1, beat.getBitsWidth()))));
+            when(and(lastBeat, not(take)), () -> set(busy, False()));
         });
 
         // ---- responses: in order, one per burst ----

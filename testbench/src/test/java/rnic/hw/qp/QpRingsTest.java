@@ -403,4 +403,32 @@ class QpRingsTest {
             assertTrue(b.memoryError(), "memoryError is sticky");
         });
     }
+
+    /**
+     * Completion entries back to back: 48 signaled requests over four QPs completed by the engine all at once; the
+     * rings write one entry per AW and its beats (the figure, entries per cycle, is printed).
+     */
+    @ParameterizedTest(name = "W={0}")
+    @ValueSource(ints = {64, 512})
+    void completionEntriesBackToBack(int w) {
+        model(w).run("entriesBackToBack", 22, tb -> {
+            RingsBench b = fourQps(new RingsBench(tb, RingsBench.Pacing.full()), 4, 4, 6);
+            b.autoComplete = false;
+            for (int q = 0; q < 4; q++) {
+                for (int i = 0; i < 12; i++) {
+                    b.post(q, RingsBench.Wqe.random(tb.random(), WqeOpcode.SEND.code(), true, false));
+                }
+                b.ring(q);
+            }
+            tb.runUntil(() -> b.requestsTaken() == 48, 10_000, "every request");
+            b.completeAll();
+            b.autoComplete = true;
+            b.settle(10_000);
+            List<Long> at = b.entryCycles;
+            assertEquals(48, at.size());
+            double perCycle = (at.size() - 1) / (double) (at.get(at.size() - 1) - at.get(0));
+            System.out.printf("[QpRings W=%d] %d completion entries back to back: %.3f entries/cycle (%.1f cycles "
+                    + "each)%n", w, at.size(), perCycle, 1 / perCycle);
+        });
+    }
 }
