@@ -73,7 +73,8 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * reported for the QP: the driver flushes what did not complete. An entry is never written over one the host has not
  * released ({@code cqCons}): a full CQ stalls the completion path — and with it the engine's events, then its receive
  * side (TCP back-pressure) — until the host reads; other CQs' entries wait behind it. It never deadlocks the engine:
- * the rings take events independently of the requests they hand out, and the host alone can free a CQ.
+ * the rings take events independently of the requests they hand out, and the host alone can free a CQ. A CQ given a
+ * new ring (its base or size changes) starts again at index 0, phase 1.
  *
  * <p><b>Reset.</b> {@code clear} returns the QP's indices, credits and error state to 0 and discards its elements in
  * flight; a request or receive post already shown on its port is still delivered (stream contract): the core closes

@@ -431,4 +431,26 @@ class QpRingsTest {
                     + "each)%n", w, at.size(), perCycle, 1 / perCycle);
         });
     }
+
+    /**
+     * A CQ number given a new ring (another base and size) starts afresh: entries from slot 0 with phase 1 and
+     * {@code cqProd} from 0, whatever the old ring had reached (the host sets cqCons to 0 with it).
+     */
+    @ParameterizedTest(name = "W={0}")
+    @ValueSource(ints = {64, 512})
+    void newRingForACqStartsAfresh(int w) {
+        model(w).run("cqAfresh", 23, tb -> {
+            RingsBench b = fourQps(new RingsBench(tb, RingsBench.Pacing.full()), 4, 4, 2);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 5 + round; i++) {
+                    b.post(1, RingsBench.Wqe.random(tb.random(), OPS[i % OPS.length].code(), true, false));
+                }
+                b.ring(1);
+                b.settle(10_000);
+                b.setupCq(1, 2 + round);
+                b.settle(10_000);
+                assertEquals(0, b.cqs.get(1).written);
+            }
+        });
+    }
 }

@@ -460,12 +460,19 @@ final class RingsBench {
     /** Sets up CQ {@code c} with {@code 2^log} slots (memory zeroed: owner bits 0 = not written in phase 1). */
     void setupCq(int c, int log) {
         Cq k = cqs.get(c);
-        k.base = allocate((long) Cqe.SIZE << log);
-        k.log = log;
-        memory.write(k.base, new byte[Cqe.SIZE << log]);
+        long base = allocate((long) Cqe.SIZE << log);
+        memory.write(base, new byte[Cqe.SIZE << log]);
+        // A new ring for the CQ number: the rings start it afresh, the host's consumer side too (cqCons = 0).
         host(() -> {
-            cqBase[c].set(k.base);
+            k.base = base;
+            k.log = log;
+            k.cons = 0;
+            k.published = 0;
+            k.phase = true;
+            k.written = 0;
+            cqBase[c].set(base);
             cqSize[c].set(log);
+            cqCons[c].set(0);
         });
     }
 
