@@ -47,7 +47,8 @@ import rnic.wire.WqeOpcode;
  *       request of its QP has completed; nothing starts while an invalidation is pending), the engine's receive queue
  *       never over-filled (credits), no CQE written over an entry the host has not released (cqCons), no work handed
  *       out for a QP after it went to ERR beyond the one already shown;</li>
- *   <li>at the end: every scoreboard empty, every posted element handed out, sqCons/rqCons/cqProd as the model says.</li>
+ *   <li>at the end: every scoreboard empty, every posted element handed out, sqCons/rqCons/cqProd as the model
+ *       says.</li>
  * </ul>
  */
 final class RingsBench {
@@ -170,6 +171,9 @@ final class RingsBench {
         /** Receive posts handed to the engine minus receive completions the rings took. */
         int postsOut;
         int incoming;
+        /** Ring indices whose slot reads fail (SLVERR). */
+        final java.util.Set<Integer> faultySq = new java.util.HashSet<>();
+        final java.util.Set<Integer> faultyRq = new java.util.HashSet<>();
         final ArrayDeque<Posted> sq = new ArrayDeque<>();
         final ArrayDeque<Posted> rq = new ArrayDeque<>();
         final ArrayDeque<InEngine> inEngine = new ArrayDeque<>();
@@ -249,6 +253,7 @@ final class RingsBench {
     /** A request was already shown (waiting for the engine) when the invalidation was taken: it may still come. */
     private boolean shownBeforeInvalidate;
     private final SimSignal requestsValid;
+    private final SimSignal memoryErrorSignal;
     private int invalidatingQp = -1;
     private long invalidateDue = -1;
     private boolean invalidateFound;
@@ -383,6 +388,7 @@ final class RingsBench {
 
         Fields rf = Fields.of(tb, io.requests.payload());
         requestsValid = tb.signal(io.requests.valid());
+        memoryErrorSignal = tb.signal(io.memoryError);
         requestSink = tb.add(new StreamSink<>("requests", tb.signal(io.requests.valid()),
                 tb.signal(io.requests.ready()), () -> new Wr((int) rf.get("qp"), (int) rf.get("opcode"),
                         rf.get("wrId"), rf.get("localAddress"), rf.get("length"), rf.get("localStag"),
@@ -455,12 +461,19 @@ final class RingsBench {
     /** Sets up CQ {@code c} with {@code 2^log} slots (memory zeroed: owner bits 0 = not written in phase 1). */
     void setupCq(int c, int log) {
         Cq k = cqs.get(c);
-        k.base = allocate((long) Cqe.SIZE << log);
-        k.log = log;
-        memory.write(k.base, new byte[Cqe.SIZE << log]);
+        long base = allocate((long) Cqe.SIZE << log);
+        memory.write(base, new byte[Cqe.SIZE << log]);
+        // A new ring for the CQ number: the rings start it afresh, the host's consumer side too (cqCons = 0).
         host(() -> {
-            cqBase[c].set(k.base);
+            k.base = base;
+            k.log = log;
+            k.cons = 0;
+            k.published = 0;
+            k.phase = true;
+            k.written = 0;
+            cqBase[c].set(base);
             cqSize[c].set(log);
+            cqCons[c].set(0);
         });
     }
 
@@ -530,6 +543,30 @@ final class RingsBench {
         p.sq.add(new Posted(index, w, 0, 0));
         p.sqProd = (p.sqProd + 1) & 0xFFFF;
         return index;
+    }
+
+    /** Reads of send ring slot {@code index} of QP {@code q} fail from now on (the memory answers SLVERR). */
+    void faultSqSlot(int q, int index) {
+        Qp p = qps.get(q);
+        long a = p.sqBase + (long) p.sqSlot(index) * SqWqe.SIZE;
+        slave.withFault(a, a + SqWqe.SIZE);
+        p.faultySq.add(index);
+    }
+
+    /**
+     * Reads of receive ring slot {@code index} of QP {@code q} fail from now on. (At W = 512 a burst for an even slot
+     * covers the odd one after it: use even slots.)
+     */
+    void faultRqSlot(int q, int index) {
+        Qp p = qps.get(q);
+        long a = p.rqBase + (long) p.rqSlot(index) * RqWqe.SIZE;
+        slave.withFault(a, a + RqWqe.SIZE);
+        p.faultyRq.add(index);
+    }
+
+    /** The rings' sticky memory error output. */
+    boolean memoryError() {
+        return memoryErrorSignal.getBool();
     }
 
     /** Rings QP {@code q}'s send doorbell (QP_SQ_PROD). */
@@ -721,7 +758,11 @@ final class RingsBench {
         lastPostCycle = tb.cycle();
         Qp p = qps.get(r.qp);
         Posted head = p.rq.peek();
-        if (head == null || head.address != r.address || head.capacity != r.capacity || head.index != r.wrId) {
+        // A slot whose read failed is posted with address and capacity 0.
+        boolean faulty = head != null && p.faultyRq.contains(head.index);
+        long capacity = faulty ? 0 : head == null ? -1 : head.capacity;
+        long address = faulty ? 0 : head == null ? -1 : head.address;
+        if (head == null || address != r.address || capacity != r.capacity || head.index != r.wrId) {
             if (p.staleRecv > 0) {
                 p.staleRecv--;
                 return;
@@ -869,12 +910,13 @@ final class RingsBench {
         Qp p = qps.get(e.qp);
         if (e.state == QpState.SQE.code()) {
             Posted head = p.sq.poll();
-            assertTrue(head != null && !head.wqe.known(), "cycle " + tb.cycle() + ": QP " + e.qp
+            boolean faulty = head != null && p.faultySq.contains(head.index);
+            assertTrue(head != null && (!head.wqe.known() || faulty), "cycle " + tb.cycle() + ": QP " + e.qp
                     + " moved to SQE but its next element is " + head);
             assertEquals(0, p.outstanding, "bad element completed before the requests ahead of it");
-            int status = Cqe.STATUS_BAD_OPCODE;
+            int status = faulty ? Cqe.STATUS_WQE_READ_ERROR : Cqe.STATUS_BAD_OPCODE;
             p.sqEntries.expect(new Entry(p.sqCq, p.sqSlot(head.index), 0, 0, 0, p.n, CqeKind.SEND_DONE.code(),
-                    status, head.wqe.opcode & 0xF));
+                    status, faulty ? 0 : head.wqe.opcode & 0xF));
             qpErrors.expect(new QpErr(p.n, QpState.SQE.code(), CqeKind.SEND_DONE.code(), status));
             p.sqCons = (head.index + 1) & 0xFFFF;
         }
