@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import rnic.model.mpa.MpaDirection;
 import rnic.model.mpa.MpaFramer;
 import rnic.model.mpa.TcpSegment;
@@ -19,7 +19,8 @@ import rnic.sim.TcpPayloadSource;
 import rnic.wire.QpState;
 
 /**
- * The data path of the RNIC core in a Verilator model of {@link RnicPair} at W = 64.
+ * The data path of the RNIC core in a Verilator model of {@link RnicPair} at W = 64 (the Write through the send queue
+ * also at W = 512).
  *
  * <ul>
  *   <li>MPA-02 / MPA-21: QP_MULPDU reads what RFC 5044 §4.5 gives for the QP's EMSS and TX_MARKERS, computed here from
@@ -164,11 +165,11 @@ class RnicDataPathTest {
         });
     }
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"full rate", "paced"})
-    void rdmaWriteThroughTheSendQueueLandsAtThePeer(String mode) {
+    @ParameterizedTest(name = "W={0} {1}")
+    @CsvSource({"64, full rate", "64, paced", "512, full rate", "512, paced"})
+    void rdmaWriteThroughTheSendQueueLandsAtThePeer(int w, String mode) {
         boolean paced = mode.equals("paced");
-        RnicBench.model(RnicBench.W).run("write-a-to-b-" + (paced ? "paced" : "full"), paced ? 24 : 23, tb -> {
+        RnicBench.model(w).run("write-a-to-b-" + (paced ? "paced" : "full"), w + (paced ? 24 : 23), tb -> {
             Random rng = tb.random();
             RnicBench bench = new RnicBench(tb, () -> paced ? Pacer.randomMix(rng) : Pacer.always());
             RnicBench.Side a = bench.a;
@@ -206,13 +207,13 @@ class RnicDataPathTest {
             }
             // The work request, signaled, in slot 0 of A's send queue; then the doorbell.
             byte[] wqe = new byte[rnic.wire.SqWqe.SIZE];
-            java.nio.ByteBuffer w = java.nio.ByteBuffer.wrap(wqe).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            w.put(rnic.wire.SqWqe.OPCODE, (byte) rnic.wire.WqeOpcode.RDMA_WRITE.code());
-            w.put(rnic.wire.SqWqe.FLAGS, (byte) rnic.wire.SqWqe.FLAG_SIGNALED);
-            w.putInt(rnic.wire.SqWqe.LENGTH, length);
-            w.putLong(rnic.wire.SqWqe.LOCAL_ADDRESS, source);
-            w.putInt(rnic.wire.SqWqe.REMOTE_STAG, stag);
-            w.putLong(rnic.wire.SqWqe.REMOTE_TO, sinkVa);
+            java.nio.ByteBuffer fields = java.nio.ByteBuffer.wrap(wqe).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            fields.put(rnic.wire.SqWqe.OPCODE, (byte) rnic.wire.WqeOpcode.RDMA_WRITE.code());
+            fields.put(rnic.wire.SqWqe.FLAGS, (byte) rnic.wire.SqWqe.FLAG_SIGNALED);
+            fields.putInt(rnic.wire.SqWqe.LENGTH, length);
+            fields.putLong(rnic.wire.SqWqe.LOCAL_ADDRESS, source);
+            fields.putInt(rnic.wire.SqWqe.REMOTE_STAG, stag);
+            fields.putLong(rnic.wire.SqWqe.REMOTE_TO, sinkVa);
             a.memory.write(sq, wqe);
             long start = tb.cycle();
             a.write(qpReg(q, "QP_SQ_PROD"), 1);
@@ -245,7 +246,7 @@ class RnicDataPathTest {
             assertTrue(fpdus >= (length + 1443) / 1444, fpdus + " FPDUs for " + length + " octets");
             System.out.printf("[RnicDataPathTest] RDMA Write of %d octets A->B (W=%d, Markers+CRC, %s): the last"
                     + " octet placed at B %d cycles after the doorbell write began, A's completion written after %d;"
-                    + " %d FPDUs%n", length, RnicBench.W, mode, placedAt - start, doneAt - start, fpdus);
+                    + " %d FPDUs%n", length, w, mode, placedAt - start, doneAt - start, fpdus);
         });
     }
 
