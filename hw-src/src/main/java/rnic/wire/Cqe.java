@@ -42,7 +42,10 @@ public final class Cqe {
      * host moves the QP back to RTS.
      */
     public static final int STATUS_BAD_OPCODE = 0x80;
-    /** As {@link #STATUS_BAD_OPCODE}, but reading the element from host memory failed (an AXI error response). */
+    /**
+     * As {@link #STATUS_BAD_OPCODE}, but reading the element from host memory failed (an AXI error response); the
+     * opcode octet is 0.
+     */
     public static final int STATUS_WQE_READ_ERROR = 0x81;
     /**
      * {@link #STATUS} of a {@link CqeKind#LOCAL_INVALIDATE_DONE} whose STag was not valid (or its key did not match):

@@ -28,6 +28,10 @@ import spinal.lib.bus.amba4.axi.Axi4WriteOnly;
  * slot; each entry goes out in one burst ({@code 32·8/W} beats, one beat at W ≥ 256) whose last beat holds the owner
  * octet, and AW goes out only with the entry in a register, so W never stalls the shared write channel.
  * {@code cqProd} counts the entries whose write response has come back.
+ *
+ * <p>A CQ whose base or size changes (the driver gives the CQ number a new ring) starts afresh: its producer index and
+ * {@code cqProd} return to 0 and the first pass has phase 1 again; the driver sets {@code cqCons} to 0 with it (until
+ * then the ring counts as full and nothing is written). Only while no entry for that CQ is on its way.
  */
 public final class QpCqWriter extends HwComponent {
     /** Write bursts whose response may be outstanding. */
@@ -108,9 +112,16 @@ public final class QpCqWriter extends HwComponent {
         List<UInt> written = new ArrayList<>();
         List<Bool> room = new ArrayList<>();
         List<UInt> masks = new ArrayList<>();
+        List<Bool> restart = new ArrayList<>();
         for (int k = 0; k < m; k++) {
             alloc.add(regInit("alloc_" + k, uint(ib), U(0, ib)));
             written.add(regInit("written_" + k, uint(ib), U(0, ib)));
+            // A CQ given a new ring (base or size written with another value) starts afresh at index 0.
+            UInt lastBase = regInit("lastBase_" + k, uint(64), U(0, 64));
+            UInt lastSize = regInit("lastSize_" + k, uint(QpRingsConfig.SIZE_BITS), U(0, QpRingsConfig.SIZE_BITS));
+            set(lastBase, io.base.apply(k));
+            set(lastSize, io.size.apply(k));
+            restart.add(wire("restart_" + k, or(neq(lastBase, io.base.apply(k)), neq(lastSize, io.size.apply(k)))));
             set(io.prod.apply(k), written.get(k));
             UInt mask = wire("mask_" + k, QpRingMath.slotMask(io.size.apply(k)));
             masks.add(mask);
@@ -130,7 +141,9 @@ public final class QpCqWriter extends HwComponent {
         UInt lane = lanes > 1 ? reg("lane", uint(log2Up(lanes))) : null;
         UInt cq = rq.cq;
         UInt index = wire("index", vec(alloc).apply(cq));
-        Bool take = wire("take", and(io.requests.valid(), not(busy), vec(room).apply(cq)));
+        // The entry register is free, or frees now (its last beat goes): one entry per AW + its beats.
+        Bool freeing = wire("freeing", and(io.axi.w().fire(), io.axi.w().payload().last()));
+        Bool take = wire("take", and(io.requests.valid(), or(not(busy), freeing), vec(room).apply(cq)));
         set(io.requests.ready(), take);
         UInt address = wire("address", QpRingMath.slotAddress(io.base.apply(cq), index, vec(masks).apply(cq),
                 log2Entry));
@@ -145,7 +158,6 @@ public final class QpCqWriter extends HwComponent {
             set(awAddr, address);
             set(awCq, cq);
             set(entry, octets);
-            set(beat, U(0, beat.getBitsWidth()));
             if (lanes > 1) {
                 set(lane, range(address, log2Beat - 1, log2Entry));
             }
@@ -153,6 +165,7 @@ public final class QpCqWriter extends HwComponent {
         for (int k = 0; k < m; k++) {
             final int kk = k;
             when(and(take, eq(cq, U(k, cb))), () -> set(alloc.get(kk), add(alloc.get(kk), U(1, ib))));
+            when(restart.get(k), () -> set(alloc.get(kk), U(0, ib)));
         }
 
         // ---- AW, then the beats (W never before its AW was taken) ----
@@ -194,8 +207,8 @@ public final class QpCqWriter extends HwComponent {
         }
         set(wch.payload().last(), lastBeat);
         when(wch.fire(), () -> {
-            set(beat, add(beat, U(1, beat.getBitsWidth())));
-            when(lastBeat, () -> set(busy, False()));
+            set(beat, mux(lastBeat, U(0, beat.getBitsWidth()), add(beat, U(1, beat.getBitsWidth()))));
+            when(and(lastBeat, not(take)), () -> set(busy, False()));
         });
 
         // ---- responses: in order, one per burst ----
@@ -207,6 +220,7 @@ public final class QpCqWriter extends HwComponent {
             final int kk = k;
             when(and(b.fire(), route.valid(), eq(route.payload(), U(k, cb))),
                     () -> set(written.get(kk), add(written.get(kk), U(1, ib))));
+            when(restart.get(k), () -> set(written.get(kk), U(0, ib)));
         }
         set(io.writeError, and(b.fire(), neq(b.payload().resp(), B(MemoryPort.RESP_OKAY, 2))));
     }

@@ -20,7 +20,9 @@ import spinal.lib.bus.amba4.axi.Axi4ReadOnly;
  * Reads the work queue elements of one kind of ring (send or receive) of every QP from host memory: per QP a fetch
  * index that runs from the consumer side towards the producer index (the doorbell), QPs served round robin, one AXI
  * burst per slot, the slot's octets handed on in fetch order with their QP and free-running index. Subclasses fix the
- * entry size ({@link QpSqFetcher}, {@link QpRqFetcher}).
+ * entry size ({@link QpSqFetcher}, {@link QpRqFetcher}). A burst reads the octets of the slot the consumer uses,
+ * rounded up to whole beats (a send queue element's first 80 of 128 octets: 10 beats instead of 16 at W = 64); a slot
+ * narrower than a beat is one beat, the slot's lanes taken from it.
  *
  * <p><b>Never stalls the read data channel.</b> In the core this port shares one memory port with the engines, whose
  * read data may queue behind ours; a ring block that held R would hold them. So a burst is asked for only when the
@@ -33,8 +35,8 @@ import spinal.lib.bus.amba4.axi.Axi4ReadOnly;
  * waits, so a head that becomes stale while waiting is flagged too): the consumer takes and discards them.
  */
 public abstract class QpRingFetcher extends HwComponent {
-    /** Entries in flight or buffered (per block, all QPs together). */
-    public static final int DEPTH = 2;
+    /** Entries in flight or buffered (per block, all QPs together): enough to keep R busy across the latency. */
+    public static final int DEPTH = 4;
 
     /** One fetched ring slot. */
     public static final class Entry extends HwBundle {
@@ -151,8 +153,11 @@ public abstract class QpRingFetcher extends HwComponent {
         int e = 8 * entryOctets;
         int log2Entry = Integer.numberOfTrailingZeros(entryOctets);
         int log2Beat = Integer.numberOfTrailingZeros(w / 8);
-        int beats = Math.max(1, e / w);
+        // A slot narrower than a beat: one beat, the slot in one of its lane groups. Else the beats holding the
+        // octets the consumer reads (a slot is aligned to its size, so no burst crosses 4 KiB).
         int lanes = Math.max(1, w / e);
+        int beats = lanes > 1 ? 1 : (8 * keepOctets + w - 1) / w;
+        int got = beats * w;
         int laneBits = Math.max(1, Integer.numberOfTrailingZeros(lanes));
         int cb = Integer.SIZE - Integer.numberOfLeadingZeros(DEPTH);
 
@@ -184,7 +189,9 @@ public abstract class QpRingFetcher extends HwComponent {
         Bool arValid = regInit("arValid", bool(), False());
         UInt arAddr = reg("arAddr", uint(64));
         Stream<Tag> tagIn = wire("tagIn", Streams.stream(() -> new Tag(c, laneBits)));
-        Bool choose = wire("choose", and(not(arValid), lt(reserved, U(DEPTH, cb)), any, tagIn.ready()));
+        // A new address may follow in the cycle the shown one is taken (AR at full rate).
+        Bool choose = wire("choose", and(or(not(arValid), ar.ready()), lt(reserved, U(DEPTH, cb)), any,
+                tagIn.ready()));
         UInt pickIndex = wire("pickIndex", vec(fetch).apply(pick));
         UInt address = wire("address", QpRingMath.slotAddress(io.base.apply(pick), pickIndex,
                 vec(masks).apply(pick), log2Entry));
@@ -193,12 +200,12 @@ public abstract class QpRingFetcher extends HwComponent {
         set(tagIn.payload().index, pickIndex);
         set(tagIn.payload().lane, lanes > 1 ? range(address, log2Beat - 1, log2Entry) : U(0, 1));
         Stream<Tag> tags = Streams.fifo(tagIn, DEPTH, 1);
+        when(ar.fire(), () -> set(arValid, False()));
         when(choose, () -> {
             set(arValid, True());
             set(arAddr, address);
             set(last, pick);
         });
-        when(ar.fire(), () -> set(arValid, False()));
         set(ar.valid(), arValid);
         set(ar.payload().addr(), arAddr);
         set(ar.payload().id(), U(0, MemoryPort.ID_WIDTH));
@@ -216,9 +223,9 @@ public abstract class QpRingFetcher extends HwComponent {
         Bits slot;
         if (beats > 1) {
             // The slot's earlier beats, shifted down as each new one arrives on top.
-            Bits acc = reg("acc", bits(e - w));
+            Bits acc = reg("acc", bits(got - w));
             Bits joined = wire("joined", concat(r.payload().data(), acc));
-            when(r.fire(), () -> set(acc, range(joined, e - 1, w)));
+            when(r.fire(), () -> set(acc, range(joined, got - 1, w)));
             slot = joined;
         } else if (lanes > 1) {
             List<Bits> groups = new ArrayList<>();

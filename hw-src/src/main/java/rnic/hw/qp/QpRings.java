@@ -23,12 +23,67 @@ import spinal.lib.bus.amba4.axi.Axi4;
 
 /**
  * The send, receive and completion rings of every QP in host memory, with their doorbells: between the host's
- * registers (ring bases, sizes, producer indices, QP states) and the host ports of the {@code RdmapEngine}
- * (work requests, receive buffers, events, local invalidations). The descriptor layouts are {@link rnic.wire.SqWqe},
- * {@link rnic.wire.RqWqe} and {@link rnic.wire.Cqe} (issue 5 contract, "Core behaviour").
+ * registers (ring bases, sizes, producer indices, QP states) and the host ports of the {@code RdmapEngine} (work
+ * requests, receive buffers, events, local invalidations). Issue 5 contract, "QpRings" and "Core behaviour"; the
+ * descriptor layouts are {@link rnic.wire.SqWqe}, {@link rnic.wire.RqWqe} and {@link rnic.wire.Cqe}, used at
+ * elaboration; RFC 5040 §5 (RDMAP-23: a QP's requests complete in submission order; RDMAP-12: untagged messages
+ * consume posted buffers in order), §5.4 (a Terminate ends the stream: the QP goes to ERR).
  *
- * <p>Per-QP and per-CQ ports are {@link Vec}s: element {@code i} of port {@code state} is the Verilog port
- * {@code state_i}.
+ * <pre>
+ *  state, sqBase/Size/Prod ─► QpSqFetcher ─ elements ─► QpSqIssuer ──► requests, stagInvalidate ◄ stagInvalidateDone
+ *                                  │  ▲ rewind            │ own completions (local invalidate, bad element)
+ *  state, rqBase/Size/Prod ─► QpRqFetcher ─► QpRqFeeder ──┼──────────► recv
+ *                                  │   credits ▲          ▼
+ *                                  │           └── QpEventRouter ◄──── events, mpaErrors
+ *                              QpReadMerge            │ sqCons, rqCons, qpError
+ *                                  │ AR/R             ▼
+ *                                 axi ◄──── AW/W/B ── QpCqWriter ◄─── cqBase/Size/Cons ──► cqProd
+ * </pre>
+ *
+ * <p><b>Ports.</b> Per-QP and per-CQ ports are {@link Vec}s: element {@code i} of {@code state} is the Verilog port
+ * {@code state_i}. From the registers, per QP: {@code state} (QpState code), {@code sqBase}/{@code rqBase} (ring
+ * base, aligned to the element size), {@code sqSize}/{@code rqSize} (log2 slots, at most
+ * {@value QpRingsConfig#MAX_SIZE_LOG2}: larger values act as that), {@code sqProd}/{@code rqProd} (16-bit doorbells),
+ * {@code sqCq}/{@code rqCq}, {@code clear} (one-cycle pulse: the QP went to RESET); out {@code sqCons}/{@code rqCons}.
+ * Per CQ: {@code cqBase} (32-octet aligned), {@code cqSize}, {@code cqCons}; out {@code cqProd} (entries written, write
+ * response received). Engine side: {@code requests}, {@code recv}, {@code stagInvalidate} out, {@code events},
+ * {@code stagInvalidateDone} in; {@code mpaErrors} in; {@code qpError} out (the register block moves the QP to
+ * {@code state}, ERR or SQE, and latches {@code kind}/{@code status} into QP_ERROR); {@code memoryError} (sticky: a
+ * ring read or entry write got an error response); {@code axi}, one AXI4 master of the
+ * {@code rnic.hw.ddp.MemoryPort} shape (ID 0 on every burst, responses expected in order; R and W are never stalled by
+ * the rings: a read is asked for only with room for its data, a write only with its entry in a register).
+ *
+ * <p><b>Send queue.</b> A QP in RTS fetches its elements between {@code sqCons} (at most a ring ahead) and
+ * {@code sqProd}, QPs in round robin, one burst per element (its first 80 octets), up to
+ * {@value QpRingFetcher#DEPTH} in flight; they are carried out in fetch order ({@link QpSqIssuer}): an RDMAP operation
+ * becomes a {@code WorkRequest} with the element's fields, its opcode the element's, its wrId the element's 16-bit
+ * ring index with the signaled flag in bit 31; FENCE, LOCAL_INVALIDATE and bad elements first wait for every earlier
+ * request of their QP; a LOCAL_INVALIDATE holds every later element until the STag table answers. In SQD nothing more
+ * is fetched, what was fetched still starts. An unknown opcode (or a failed read) completes with an error status and
+ * moves the QP to SQE; its send queue resumes after the element when the host moves it back to RTS.
+ *
+ * <p><b>Receive queue.</b> From INIT on, posted buffers go to the engine's per-QP queue while it has room
+ * ({@code DdpConfig.recvDepth}, counted as buffers handed on minus receive completions).
+ *
+ * <p><b>Completions.</b> ({@link QpEventRouter}, {@link QpCqWriter}) SEND_DONE, READ_DONE, ATOMIC_DONE,
+ * LOCAL_INVALIDATE_DONE move {@code sqCons} past the request (in submission order, RDMAP-23) and write an entry on the
+ * send CQ when signaled or failed; RECEIVE, RECEIVE_IMMEDIATE move {@code rqCons} and write on the receive CQ; an
+ * entry's wrId is the element's slot (ring index mod 2^size). TERMINATE_SENT, TERMINATE_RECEIVED and MPA errors write
+ * an entry with wrId 0xFFFFFFFF on the send CQ and move the QP to ERR. In ERR (and RESET) nothing is fetched or
+ * reported for the QP: the driver flushes what did not complete. An entry is never written over one the host has not
+ * released ({@code cqCons}): a full CQ stalls the completion path — and with it the engine's events, then its receive
+ * side (TCP back-pressure) — until the host reads; other CQs' entries wait behind it. It never deadlocks the engine:
+ * the rings take events independently of the requests they hand out, and the host alone can free a CQ. A CQ given a
+ * new ring (its base or size changes) starts again at index 0, phase 1.
+ *
+ * <p><b>Reset.</b> {@code clear} returns the QP's indices, credits and error state to 0 and discards its elements in
+ * flight; a request or receive post already shown on its port is still delivered (stream contract): the core closes
+ * the engine's QP in the same cycle or later, which flushes such a post (RdmapRxControl flushes a closed QP's
+ * receive queue).
+ *
+ * <p><b>Figures</b> (QpRingsTest, one-cycle memory, engine always ready): doorbell to WorkRequest 12 cycles at W = 64,
+ * 4 at W = 512; one WorkRequest every 10 cycles at W = 64 (the element's 10 beats), every 2 at W = 512; engine event to
+ * the entry in host memory 7 / 4 cycles; one entry every 5 / 2 cycles.
  */
 public final class QpRings extends HwComponent {
 

@@ -26,8 +26,8 @@ import spinal.lib.Stream;
  * has room for; buffers handed on minus buffers completed (RECEIVE, RECEIVE_IMMEDIATE: {@code release}) is kept at
  * most that depth, counted from the moment a slot is fetched, so the engine's queue can never be full when a buffer
  * arrives. A QP in RESET or ERR (or moved to ERR, {@code dead}) fetches nothing; its stale or discarded elements
- * never reach the engine. A slot whose read failed is posted with capacity 0 (any Send into it fails, E-D12), so the
- * ring's order is kept; {@code readError} reports it.
+ * never reach the engine. A slot whose read failed is posted with address and capacity 0 (any Send with payload into it
+ * fails, E-D12), so the ring's order is kept; {@code readError} reports it.
  */
 public final class QpRqFeeder extends HwComponent {
 
@@ -85,7 +85,7 @@ public final class QpRqFeeder extends HwComponent {
         Stream<RdmapRxControl.RecvPost> post = wire("post", Streams.stream(() -> new RdmapRxControl.RecvPost(c.ddp())));
         set(post.valid(), and(io.wqes.valid(), not(discard)));
         set(post.payload().qp, q);
-        set(post.payload().address, QpRingMath.le(h.data, RqWqe.ADDRESS, 8).asUInt());
+        set(post.payload().address, mux(h.error, U(0, 64), QpRingMath.le(h.data, RqWqe.ADDRESS, 8).asUInt()));
         set(post.payload().capacity, mux(h.error, U(0, 32), QpRingMath.le(h.data, RqWqe.CAPACITY, 4).asUInt()));
         set(post.payload().wrId, h.index.resize(32).asBits());
         set(io.wqes.ready(), or(post.ready(), discard));

@@ -158,7 +158,7 @@ public final class QpSqIssuer extends HwComponent {
         set(l.stag, mux(invalidate, QpRingMath.le(d, SqWqe.INVALIDATE_STAG, 4), B(0, 32)));
         set(l.status, mux(bad, mux(h.error, U(Cqe.STATUS_WQE_READ_ERROR, 8), U(Cqe.STATUS_BAD_OPCODE, 8)),
                 mux(found, U(Cqe.STATUS_SUCCESS, 8), U(Cqe.STATUS_INVALIDATE_FAILED, 8))));
-        set(l.opcode, range(opcode, 3, 0).asUInt());
+        set(l.opcode, mux(h.error, U(0, 4), range(opcode, 3, 0).asUInt()));
         set(l.moveTo, mux(bad, U(QpState.SQE.code(), 3), U(QpState.RESET.code(), 3)));
 
         Bool idle = wire("idle", and(not(sent), not(answered)));

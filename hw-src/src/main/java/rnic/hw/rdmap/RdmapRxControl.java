@@ -55,6 +55,9 @@ import spinal.lib.Stream;
  * QP; every later segment of a failed (or not open) QP is dropped silently (DDP-31), its payload consumed, nothing
  * placed. A failing segment places nothing at all.
  *
+ * <p><b>Setup.</b> Opening a QP resets its receive state (MSNs, IRD in use, the failed flag); closing it also
+ * flushes the receive buffers posted to it, which belonged to the connection that ended.
+ *
  * <p><b>Order.</b> Placements are issued in segment order; events and responder jobs wait until every placement issued
  * before them is done ({@code placed} pulses), so a receive completion follows its data and a Read Response or Atomic
  * Response reflects every earlier Write and Send on any QP (RFC 5040 §5.5, RFC 7306 §7, CONFORMANCE §2.8.4).
@@ -746,6 +749,10 @@ public final class RdmapRxControl extends HwComponent {
             Bool takeMine = and(go, ok1, eq(q, U(qp, qb)), eq(qn2, U(1, 2)), not(tagged));
             when(and(takeMine, not(releaseMine)), () -> set(inUse.get(qp), add(inUse.get(qp), U(1, 8))));
             when(and(releaseMine, not(takeMine)), () -> set(inUse.get(qp), sub(inUse.get(qp), U(1, 8))));
+            // Buffers posted to a QP that is closed belong to the connection that ended: the close flushes them, so
+            // a reopened QP starts with an empty queue (the host posts its new buffers after the close).
+            Bool closeMine = and(setupMine, not(io.setup.payload().open));
+            set((Bool) ((spinal.lib.StreamFifo<?>) rq.get(qp).component()).io().find("flush"), closeMine);
             when(setupMine, () -> {
                 QpSetup su = io.setup.payload();
                 set(open.get(qp), su.open);

@@ -320,6 +320,22 @@ class QpRingsTest {
             b.settle(20_000);
             assertEquals(before + 1, b.requestsTaken());
             assertEquals(3, b.qpErrors.matched());
+            // QP 3 fails with requests in the engine whose completions arrive right behind the Terminate, long before
+            // the register block's state says ERR: no entry for them, sqCons stays.
+            b.registerDelay = 40;
+            b.autoComplete = false;
+            for (int i = 0; i < 4; i++) {
+                b.post(3, RingsBench.Wqe.random(r, OPS[r.nextInt(OPS.length)].code(), true, false));
+            }
+            b.ring(3);
+            tb.runUntil(() -> b.requestsTaken() == before + 5, 2_000, "QP 3's requests");
+            int cons = b.sqConsNow(3);
+            b.event(new RingsBench.Event(CqeKind.TERMINATE_RECEIVED.code(), 3, 0, 46, r.nextLong(), 0, 7, 0));
+            b.completeAll();
+            b.autoComplete = true;
+            b.settle(20_000);
+            assertEquals(cons, b.sqConsNow(3));
+            assertEquals(4, b.qpErrors.matched());
         });
     }
 
@@ -350,6 +366,90 @@ class QpRingsTest {
                 }
                 b.settle(20_000);
                 assertEquals(4L * (2 * round + 2), b.requestsTaken());
+            }
+        });
+    }
+
+    /**
+     * Ring reads that fail (the memory answers SLVERR): a send queue element completes with
+     * {@link Cqe#STATUS_WQE_READ_ERROR} and moves its QP to SQE like a bad opcode (resumed by the host); a receive
+     * buffer is posted with capacity 0, keeping the ring's order; {@code memoryError} is set and stays.
+     */
+    @ParameterizedTest(name = "W={0} paced={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"64,false", "64,true", "512,false", "512,true"})
+    void ringReadErrors(int w, boolean paced) {
+        model(w).run("readErrors", 21, tb -> {
+            RingsBench b = fourQps(new RingsBench(tb, pacing(tb.random(), paced)), 4, 4, 5);
+            Random r = tb.random();
+            b.faultSqSlot(1, 1);
+            b.faultRqSlot(2, 2);
+            assertTrue(!b.memoryError());
+            for (int i = 0; i < 3; i++) {
+                b.post(1, RingsBench.Wqe.random(r, OPS[r.nextInt(OPS.length)].code(), true, false));
+            }
+            b.ring(1);
+            for (int i = 0; i < 4; i++) {
+                b.postRecv(2, r.nextLong(), 100 + r.nextInt(100));
+            }
+            b.incoming(2, 4);
+            b.settle(20_000);
+            assertEquals(1, b.requestsTaken());
+            assertEquals(4, b.postsTaken());
+            assertEquals(QpState.SQE, b.qps.get(1).state);
+            assertTrue(b.memoryError(), "memoryError after a failed ring read");
+            b.setState(1, QpState.RTS);
+            b.settle(20_000);
+            assertEquals(2, b.requestsTaken());
+            assertTrue(b.memoryError(), "memoryError is sticky");
+        });
+    }
+
+    /**
+     * Completion entries back to back: 48 signaled requests over four QPs completed by the engine all at once; the
+     * rings write one entry per AW and its beats (the figure, entries per cycle, is printed).
+     */
+    @ParameterizedTest(name = "W={0}")
+    @ValueSource(ints = {64, 512})
+    void completionEntriesBackToBack(int w) {
+        model(w).run("entriesBackToBack", 22, tb -> {
+            RingsBench b = fourQps(new RingsBench(tb, RingsBench.Pacing.full()), 4, 4, 6);
+            b.autoComplete = false;
+            for (int q = 0; q < 4; q++) {
+                for (int i = 0; i < 12; i++) {
+                    b.post(q, RingsBench.Wqe.random(tb.random(), WqeOpcode.SEND.code(), true, false));
+                }
+                b.ring(q);
+            }
+            tb.runUntil(() -> b.requestsTaken() == 48, 10_000, "every request");
+            b.completeAll();
+            b.autoComplete = true;
+            b.settle(10_000);
+            List<Long> at = b.entryCycles;
+            assertEquals(48, at.size());
+            double perCycle = (at.size() - 1) / (double) (at.get(at.size() - 1) - at.get(0));
+            System.out.printf("[QpRings W=%d] %d completion entries back to back: %.3f entries/cycle (%.1f cycles "
+                    + "each)%n", w, at.size(), perCycle, 1 / perCycle);
+        });
+    }
+
+    /**
+     * A CQ number given a new ring (another base and size) starts afresh: entries from slot 0 with phase 1 and
+     * {@code cqProd} from 0, whatever the old ring had reached (the host sets cqCons to 0 with it).
+     */
+    @ParameterizedTest(name = "W={0}")
+    @ValueSource(ints = {64, 512})
+    void newRingForACqStartsAfresh(int w) {
+        model(w).run("cqAfresh", 23, tb -> {
+            RingsBench b = fourQps(new RingsBench(tb, RingsBench.Pacing.full()), 4, 4, 2);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 5 + round; i++) {
+                    b.post(1, RingsBench.Wqe.random(tb.random(), OPS[i % OPS.length].code(), true, false));
+                }
+                b.ring(1);
+                b.settle(10_000);
+                b.setupCq(1, 2 + round);
+                b.settle(10_000);
+                assertEquals(0, b.cqs.get(1).written);
             }
         });
     }

@@ -170,6 +170,9 @@ final class RingsBench {
         /** Receive posts handed to the engine minus receive completions the rings took. */
         int postsOut;
         int incoming;
+        /** Ring indices whose slot reads fail (SLVERR). */
+        final java.util.Set<Integer> faultySq = new java.util.HashSet<>();
+        final java.util.Set<Integer> faultyRq = new java.util.HashSet<>();
         final ArrayDeque<Posted> sq = new ArrayDeque<>();
         final ArrayDeque<Posted> rq = new ArrayDeque<>();
         final ArrayDeque<InEngine> inEngine = new ArrayDeque<>();
@@ -233,6 +236,10 @@ final class RingsBench {
     final StreamSink<Post> recvSink;
     final StreamSink<Long> invalidateSink;
     private final ArrayDeque<Runnable> hostActions = new ArrayDeque<>();
+    /** Actions of the register block due at a later cycle: {cycle, action}. */
+    private final List<Object[]> delayed = new ArrayList<>();
+    /** Cycles the register block takes to apply a qpError: 0 … this. */
+    int registerDelay = 3;
     private final ArrayDeque<QpErr> expectedErrors = new ArrayDeque<>();
     /** Delay of the bench's engine from a request to its completion: [min, max] cycles. */
     int completionMin = 1;
@@ -242,6 +249,10 @@ final class RingsBench {
     /** Invalidations the STag table finds (else STATUS_INVALIDATE_FAILED). */
     java.util.function.IntPredicate invalidateFinds = stag -> true;
     private Posted invalidating;
+    /** A request was already shown (waiting for the engine) when the invalidation was taken: it may still come. */
+    private boolean shownBeforeInvalidate;
+    private final SimSignal requestsValid;
+    private final SimSignal memoryErrorSignal;
     private int invalidatingQp = -1;
     private long invalidateDue = -1;
     private boolean invalidateFound;
@@ -360,6 +371,13 @@ final class RingsBench {
                         clear[q].set(false);
                     }
                 }
+                for (java.util.Iterator<Object[]> it = delayed.iterator(); it.hasNext();) {
+                    Object[] d = it.next();
+                    if ((long) d[0] <= tb.cycle()) {
+                        it.remove();
+                        hostActions.add((Runnable) d[1]);
+                    }
+                }
                 while (!hostActions.isEmpty()) {
                     hostActions.poll().run();
                 }
@@ -368,6 +386,8 @@ final class RingsBench {
         });
 
         Fields rf = Fields.of(tb, io.requests.payload());
+        requestsValid = tb.signal(io.requests.valid());
+        memoryErrorSignal = tb.signal(io.memoryError);
         requestSink = tb.add(new StreamSink<>("requests", tb.signal(io.requests.valid()),
                 tb.signal(io.requests.ready()), () -> new Wr((int) rf.get("qp"), (int) rf.get("opcode"),
                         rf.get("wrId"), rf.get("localAddress"), rf.get("length"), rf.get("localStag"),
@@ -440,12 +460,19 @@ final class RingsBench {
     /** Sets up CQ {@code c} with {@code 2^log} slots (memory zeroed: owner bits 0 = not written in phase 1). */
     void setupCq(int c, int log) {
         Cq k = cqs.get(c);
-        k.base = allocate((long) Cqe.SIZE << log);
-        k.log = log;
-        memory.write(k.base, new byte[Cqe.SIZE << log]);
+        long base = allocate((long) Cqe.SIZE << log);
+        memory.write(base, new byte[Cqe.SIZE << log]);
+        // A new ring for the CQ number: the rings start it afresh, the host's consumer side too (cqCons = 0).
         host(() -> {
-            cqBase[c].set(k.base);
+            k.base = base;
+            k.log = log;
+            k.cons = 0;
+            k.published = 0;
+            k.phase = true;
+            k.written = 0;
+            cqBase[c].set(base);
             cqSize[c].set(log);
+            cqCons[c].set(0);
         });
     }
 
@@ -515,6 +542,30 @@ final class RingsBench {
         p.sq.add(new Posted(index, w, 0, 0));
         p.sqProd = (p.sqProd + 1) & 0xFFFF;
         return index;
+    }
+
+    /** Reads of send ring slot {@code index} of QP {@code q} fail from now on (the memory answers SLVERR). */
+    void faultSqSlot(int q, int index) {
+        Qp p = qps.get(q);
+        long a = p.sqBase + (long) p.sqSlot(index) * SqWqe.SIZE;
+        slave.withFault(a, a + SqWqe.SIZE);
+        p.faultySq.add(index);
+    }
+
+    /**
+     * Reads of receive ring slot {@code index} of QP {@code q} fail from now on. (At W = 512 a burst for an even slot
+     * covers the odd one after it: use even slots.)
+     */
+    void faultRqSlot(int q, int index) {
+        Qp p = qps.get(q);
+        long a = p.rqBase + (long) p.rqSlot(index) * RqWqe.SIZE;
+        slave.withFault(a, a + RqWqe.SIZE);
+        p.faultyRq.add(index);
+    }
+
+    /** The rings' sticky memory error output. */
+    boolean memoryError() {
+        return memoryErrorSignal.getBool();
     }
 
     /** Rings QP {@code q}'s send doorbell (QP_SQ_PROD). */
@@ -672,7 +723,13 @@ final class RingsBench {
         }
         p.sq.poll();
         assertTrue(head.wqe.known() && !head.wqe.localInvalidate(), "only RDMAP operations reach requests");
-        assertTrue(invalidating == null, "cycle " + tb.cycle() + ": a request started during a local invalidation");
+        if (invalidating != null) {
+            // Only a request handed out before the invalidation (of another QP: the invalidation waited for every
+            // earlier request of its own) may be taken while it is pending.
+            assertTrue(shownBeforeInvalidate && w.qp != invalidatingQp, "cycle " + tb.cycle()
+                    + ": a request started during a local invalidation");
+            shownBeforeInvalidate = false;
+        }
         if (!p.alive()) {
             p.afterDead++;
             assertTrue(p.afterDead <= 1, "QP " + w.qp + ": requests keep coming in ERR");
@@ -700,7 +757,11 @@ final class RingsBench {
         lastPostCycle = tb.cycle();
         Qp p = qps.get(r.qp);
         Posted head = p.rq.peek();
-        if (head == null || head.address != r.address || head.capacity != r.capacity || head.index != r.wrId) {
+        // A slot whose read failed is posted with address and capacity 0.
+        boolean faulty = head != null && p.faultyRq.contains(head.index);
+        long capacity = faulty ? 0 : head == null ? -1 : head.capacity;
+        long address = faulty ? 0 : head == null ? -1 : head.address;
+        if (head == null || address != r.address || capacity != r.capacity || head.index != r.wrId) {
             if (p.staleRecv > 0) {
                 p.staleRecv--;
                 return;
@@ -733,6 +794,7 @@ final class RingsBench {
                         + " of QP " + p.n + " started with earlier requests incomplete");
                 invalidating = head;
                 invalidatingQp = p.n;
+                shownBeforeInvalidate = requestsValid.getBool();
                 invalidateFound = invalidateFinds.test((int) stag);
                 invalidateDue = tb.cycle() + 1 + rnd.nextInt(4);
                 return;
@@ -847,24 +909,34 @@ final class RingsBench {
         Qp p = qps.get(e.qp);
         if (e.state == QpState.SQE.code()) {
             Posted head = p.sq.poll();
-            assertTrue(head != null && !head.wqe.known(), "cycle " + tb.cycle() + ": QP " + e.qp
+            boolean faulty = head != null && p.faultySq.contains(head.index);
+            assertTrue(head != null && (!head.wqe.known() || faulty), "cycle " + tb.cycle() + ": QP " + e.qp
                     + " moved to SQE but its next element is " + head);
             assertEquals(0, p.outstanding, "bad element completed before the requests ahead of it");
-            int status = Cqe.STATUS_BAD_OPCODE;
+            int status = faulty ? Cqe.STATUS_WQE_READ_ERROR : Cqe.STATUS_BAD_OPCODE;
             p.sqEntries.expect(new Entry(p.sqCq, p.sqSlot(head.index), 0, 0, 0, p.n, CqeKind.SEND_DONE.code(),
-                    status, head.wqe.opcode & 0xF));
+                    status, faulty ? 0 : head.wqe.opcode & 0xF));
             qpErrors.expect(new QpErr(p.n, QpState.SQE.code(), CqeKind.SEND_DONE.code(), status));
             p.sqCons = (head.index + 1) & 0xFFFF;
         }
         qpErrors.actual(e);
-        setState(e.qp, QpState.of(e.state));
+        QpState to = QpState.of(e.state);
+        delayed.add(new Object[] {tb.cycle() + rnd.nextInt(registerDelay + 1), (Runnable) () -> {
+            Qp x = qps.get(e.qp);
+            // The register block applies the move unless the QP has left the state it was in (e.g. reset).
+            if (x.state != QpState.RESET) {
+                x.state = to;
+                state[e.qp].set(to.code());
+            }
+        }});
     }
 
     // ------------------------------------------------------------------------------------------------ running
 
     /** Nothing left to do: every source drained, every request completed, every expected entry read. */
     boolean quiet() {
-        if (events.busy() || mpaErrors.busy() || invalidating != null || !hostActions.isEmpty() || slave.busy()) {
+        if (events.busy() || mpaErrors.busy() || invalidating != null || !hostActions.isEmpty() || slave.busy()
+                || !delayed.isEmpty()) {
             return false;
         }
         for (Qp p : qps) {

@@ -226,6 +226,18 @@ final class EngineBench {
                 .set("mulpdu", c.mulpdu()));
     }
 
+    /** Posts a receive buffer to the engine alone (a bench without twin). */
+    void postReceiveToEngine(int qp, long address, int capacity, long wrId) {
+        writable.add(new long[] {address, address + capacity});
+        recv.push(f -> f.set("qp", qp).set("address", address).set("capacity", capacity).set("wrId", wrId));
+    }
+
+    /** Closes QP {@code qp} on the engine (a setup with open = 0). */
+    void close(int qp) {
+        setup.push(f -> f.set("qp", qp).set("open", false).set("pd", 0).set("ird", 0).set("ord", 0)
+                .set("mulpdu", 0));
+    }
+
     /** Posts a receive buffer to the engine and the twin. */
     void postReceive(int qp, long address, int capacity, long wrId) {
         assertTrue(twin.postReceive(qp, address, capacity, wrId));

@@ -235,4 +235,45 @@ class RdmapEngineTest {
             });
         }
     }
+
+    /**
+     * Closing a QP flushes the receive buffers posted to it (they belonged to the connection that ended): after a
+     * close and a reopen, the first Send lands in the buffer posted after the reopen, and a second finds no buffer
+     * (E-D9, DDP-30) rather than one of the old ones.
+     */
+    @ParameterizedTest(name = "W={0}")
+    @ValueSource(ints = {64, 512})
+    void closingAQpFlushesItsReceiveBuffers(int width) {
+        model(width).run("closeFlushes", 60, tb -> {
+            EngineBench b = new EngineBench(tb, tb.dut().config, Pacer.always(), Pacer.always(), false);
+            for (int q = 0; q < 2; q++) {
+                b.openQp(q, DUT_PD, 8, 8, 1500);
+            }
+            b.startWithoutTwin();
+            b.postReceiveToEngine(1, 0x50_0000L, 0x100, 11);
+            b.postReceiveToEngine(1, 0x51_0000L, 0x100, 12);
+            b.settle(10_000);
+            b.close(1);
+            b.reopen(1);
+            b.settle(10_000); // the new buffer is posted after the close has been taken
+            b.postReceiveToEngine(1, 0x60_0000L, 0x100, 21);
+            b.settle(10_000);
+            byte[] payload = new byte[16];
+            new java.util.Random(5).nextBytes(payload);
+            for (int msn = 1; msn <= 2; msn++) {
+                b.receive(1, new rnic.model.ddp.DdpSegment(new rnic.model.ddp.DdpUntaggedHeader(true, 0x43L << 32, 0,
+                        msn, 0), payload).encode());
+            }
+            b.settle(10_000);
+            assertEquals(2, b.events.size(), () -> "events: " + b.events);
+            EngineBench.Event first = b.events.get(0);
+            assertEquals(RxEventKind.RECEIVE, first.kind());
+            assertEquals(21, first.wrId(), "the Send consumed the buffer posted after the reopen");
+            assertEquals(16, first.length());
+            org.junit.jupiter.api.Assertions.assertArrayEquals(payload, b.memory.read(0x60_0000L, 16));
+            EngineBench.Event second = b.events.get(1);
+            assertEquals(RxEventKind.TERMINATE_SENT, second.kind());
+            assertEquals(rnic.wire.TerminateCause.DDP_NO_BUFFER, second.cause());
+        });
+    }
 }
