@@ -111,7 +111,7 @@ public final class RnicCore extends HwComponent {
         memory = child("memory", () -> new RnicMemoryMerge(c.dataWidth()));
         io.apb.$greater$greater(regs.io.apb);
 
-        // ---- per connection: framer and deframer in a reset domain of their own ----
+        // ---- per connection: framer and deframer, cleared while the QP is in RESET ----
         List<Bool> rxMid = new ArrayList<>();
         for (int q = 0; q < n; q++) {
             RnicRegisterFile.QpControl qc = regs.io.qp.get(q);
