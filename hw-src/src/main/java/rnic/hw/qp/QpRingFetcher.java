@@ -241,7 +241,7 @@ public abstract class QpRingFetcher extends HwComponent {
         set(done.payload().index, tags.payload().index);
         set(done.payload().data, range(slot, 8 * keepOctets - 1, 0));
         set(done.payload().error, or(errorSoFar, beatError));
-        set(r.ready(), or(not(r.payload().last()), done.ready()));
+        set(r.ready(), or(not(r.payload().last()), and(done.ready(), tags.valid())));
         set(tags.ready(), done.fire());
         when(r.fire(), () -> set(errorSoFar, and(not(r.payload().last()), or(errorSoFar, beatError))));
         Stream<Entry> buffered = Streams.fifo(done, DEPTH, 1);

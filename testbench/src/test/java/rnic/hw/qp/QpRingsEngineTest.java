@@ -287,7 +287,8 @@ class QpRingsEngineTest {
             // and the peer's Send here.
             assertArrayEquals(java.util.Arrays.copyOfRange(local, 0, 1500), peerMem.read(PEER + 0x100, 1500));
             assertArrayEquals(java.util.Arrays.copyOfRange(local, 0x800, 0x800 + 700), peerMem.read(0xC0_0000L, 700));
-            assertArrayEquals(java.util.Arrays.copyOfRange(peerData, 0x1000, 0x1000 + 2000), mem.read(SINK + 0x10, 2000));
+            assertArrayEquals(java.util.Arrays.copyOfRange(peerData, 0x1000, 0x1000 + 2000),
+                    mem.read(SINK + 0x10, 2000));
             assertEquals(atomicBefore, mem.readLong(LOCAL + 0x3000));
             assertArrayEquals(java.util.Arrays.copyOfRange(peerData, 0x3000, 0x3000 + 400), mem.read(RECV, 400));
             long peerReceives = peerActions.stream().filter(a -> a instanceof EndpointAction.ReceiveCompletion).count();

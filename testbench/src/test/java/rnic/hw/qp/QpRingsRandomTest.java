@@ -18,14 +18,15 @@ import rnic.wire.WqeOpcode;
  * flags, local invalidations that find their STag or not, unknown opcodes (SQE, then back to RTS), receive buffers
  * and incoming Sends, the host pausing its CQ reads (full CQs), Terminates and MPA errors in the middle of traffic
  * (ERR, then RESET → INIT → RTS with new rings), random idle and back-pressure on every engine-side stream and a slow,
- * paced memory. Everything {@link RingsBench} checks, checked all along (RDMAP-23 completion order, fence, credits, no
- * overwrite, field-by-field requests, posts and completion entries).
+ * paced memory. At W = 64 and 512 (two seeds each) and once at 32, 128 and 256 (other beat and lane layouts of
+ * the elements and entries). Everything {@link RingsBench} checks, checked all along (RDMAP-23 completion order,
+ * fence, credits, no overwrite, field-by-field requests, posts and completion entries).
  */
 class QpRingsRandomTest {
     static final int ROUNDS = 150;
 
     @ParameterizedTest(name = "W={0} seed={1}")
-    @CsvSource({"64,101", "64,102", "512,201", "512,202"})
+    @CsvSource({"64,101", "64,102", "512,201", "512,202", "32,301", "128,401", "256,501"})
     void randomMix(int w, long seed) {
         QpRingsTest.model(w).run("randomMix", seed, tb -> {
             Random r = tb.random();

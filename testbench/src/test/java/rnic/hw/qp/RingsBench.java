@@ -47,7 +47,8 @@ import rnic.wire.WqeOpcode;
  *       request of its QP has completed; nothing starts while an invalidation is pending), the engine's receive queue
  *       never over-filled (credits), no CQE written over an entry the host has not released (cqCons), no work handed
  *       out for a QP after it went to ERR beyond the one already shown;</li>
- *   <li>at the end: every scoreboard empty, every posted element handed out, sqCons/rqCons/cqProd as the model says.</li>
+ *   <li>at the end: every scoreboard empty, every posted element handed out, sqCons/rqCons/cqProd as the model
+ *       says.</li>
  * </ul>
  */
 final class RingsBench {
