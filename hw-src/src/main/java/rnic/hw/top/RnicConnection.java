@@ -46,6 +46,34 @@ public final class RnicConnection extends HwComponent {
     /** Appended to the module names of the framer, the deframer and everything inside them. */
     public static final String SUFFIX = "_Conn";
 
+    /**
+     * The MPA settings of a connection, negotiated in the MPA Request/Reply (RFC 5044 §7.1, RFC 6581) and held
+     * stable during Full Operation.
+     */
+    public static final class Settings extends HwBundle {
+        /** Markers in the FPDUs this side sends (the peer's M bit). */
+        public final Bool txMarkers;
+        /** Markers in the FPDUs this side receives. */
+        public final Bool rxMarkers;
+        /** CRC32c in both directions. */
+        public final Bool crc;
+        /** MPA-36: the responder sends nothing before it has received a valid FPDU. */
+        public final Bool holdTx;
+        /** The TCP EMSS of the connection; MULPDU follows from it. */
+        public final UInt emss;
+        /** Sequence number of the first Full-Operation octet received (MPA-26). */
+        public final UInt rxSeqStart;
+
+        public Settings() {
+            txMarkers = field("txMarkers", bool());
+            rxMarkers = field("rxMarkers", bool());
+            crc = field("crc", bool());
+            holdTx = field("holdTx", bool());
+            emss = field("emss", uint(16));
+            rxSeqStart = field("rxSeqStart", uint(32));
+        }
+    }
+
     /** Ports. */
     public static final class Io extends HwBundle {
         public final int dataWidth;
@@ -53,12 +81,7 @@ public final class RnicConnection extends HwComponent {
         public final UInt state;
         /** Restart the connection: the QP is in RESET (synchronous, held as long as wanted). */
         public final Bool clear;
-        public final Bool txMarkers;
-        public final Bool rxMarkers;
-        public final Bool crc;
-        public final Bool holdTx;
-        public final UInt emss;
-        public final UInt rxSeqStart;
+        public final Settings settings;
         public final Stream<AxisBeat> tcpTx;
         public final Stream<TcpRxBeat> tcpRx;
         /** Validated ULPDUs out, one packet each. */
@@ -81,12 +104,7 @@ public final class RnicConnection extends HwComponent {
             this.dataWidth = dataWidth;
             state = field("state", in(uint(3)));
             clear = field("clear", in(bool()));
-            txMarkers = field("txMarkers", in(bool()));
-            rxMarkers = field("rxMarkers", in(bool()));
-            crc = field("crc", in(bool()));
-            holdTx = field("holdTx", in(bool()));
-            emss = field("emss", in(uint(16)));
-            rxSeqStart = field("rxSeqStart", in(uint(32)));
+            settings = field("settings", in(new Settings()));
             tcpTx = field("tcpTx", Streams.masterStream(() -> new AxisBeat(dataWidth)));
             tcpRx = field("tcpRx", Streams.slaveStream(() -> new TcpRxBeat(dataWidth)));
             ulpdu = field("ulpdu", Streams.masterStream(() -> new AxisBeat(dataWidth)));
@@ -133,14 +151,14 @@ public final class RnicConnection extends HwComponent {
             set(txStarted, False());
             set(rxSeen, False());
         });
-        Bool txOn = wire("txOn", and(txStarted, or(not(io.holdTx), rxSeen)));
+        Bool txOn = wire("txOn", and(txStarted, or(not(io.settings.holdTx), rxSeen)));
         Bool txDrop = wire("txDrop", and(not(txOn), or(inReset, is(QpState.INIT), inErr)));
         set(io.holding, and(is(QpState.RTS), not(txOn)));
 
         // ---- receive ----
-        set(rx.io.markers, io.rxMarkers);
-        set(rx.io.crc, io.crc);
-        set(rx.io.seqStart, io.rxSeqStart);
+        set(rx.io.markers, io.settings.rxMarkers);
+        set(rx.io.crc, io.settings.crc);
+        set(rx.io.seqStart, io.settings.rxSeqStart);
         set(rx.io.tcp.valid(), and(io.tcpRx.valid(), rxOpen));
         set(rx.io.tcp.payload(), io.tcpRx.payload());
         set(io.tcpRx.ready(), or(and(rxOpen, rx.io.tcp.ready()), inErr));
@@ -155,9 +173,9 @@ public final class RnicConnection extends HwComponent {
         set(io.errorSeq, rx.io.errorSeq);
 
         // ---- transmit ----
-        set(tx.io.markers, io.txMarkers);
-        set(tx.io.crc, io.crc);
-        set(tx.io.emss, io.emss);
+        set(tx.io.markers, io.settings.txMarkers);
+        set(tx.io.crc, io.settings.crc);
+        set(tx.io.emss, io.settings.emss);
         set(io.mulpdu, tx.io.mulpdu);
         set(tx.io.ulpdu.valid(), and(io.segments.valid(), txOn));
         set(tx.io.ulpdu.payload(), io.segments.payload());

@@ -111,7 +111,7 @@ public final class RnicCore extends HwComponent {
         memory = child("memory", () -> new RnicMemoryMerge(c.dataWidth()));
         io.apb.$greater$greater(regs.io.apb);
 
-        // ---- per connection: framer and deframer in a reset domain of their own ----
+        // ---- per connection: framer and deframer, cleared while the QP is in RESET ----
         List<Bool> rxMid = new ArrayList<>();
         for (int q = 0; q < n; q++) {
             RnicRegisterFile.QpControl qc = regs.io.qp.get(q);
@@ -125,12 +125,7 @@ public final class RnicCore extends HwComponent {
             set(clear, and(eq(qc.state, U(QpState.RESET.code(), 3)), not(rxMid.get(q))));
             set(k.clear, clear);
             set(k.state, qc.state);
-            set(k.txMarkers, qc.txMarkers);
-            set(k.rxMarkers, qc.rxMarkers);
-            set(k.crc, qc.crc);
-            set(k.holdTx, qc.holdTx);
-            set(k.emss, qc.emss);
-            set(k.rxSeqStart, qc.rxSeqStart);
+            set(k.settings, qc.mpa);
             set(k.rxMid, rxMid.get(q));
             Streams.connect(k.tcpTx, io.tcpTx.get(q));
             Streams.connect(io.tcpRx.get(q), k.tcpRx);

@@ -90,13 +90,8 @@ public final class RnicRegisterFile extends HwComponent {
         public final UInt state;
         /** One cycle, the first cycle of RESET: indices and in-flight bookkeeping of the QP back to 0. */
         public final Bool clear;
-        public final Bool txMarkers;
-        public final Bool rxMarkers;
-        public final Bool crc;
-        /** MPA-36: the responder sends nothing before it has received a valid FPDU. */
-        public final Bool holdTx;
-        public final UInt emss;
-        public final UInt rxSeqStart;
+        /** The MPA settings of the QP's connection. */
+        public final RnicConnection.Settings mpa;
         public final UInt sqBase;
         public final UInt sqSize;
         public final UInt sqProd;
@@ -110,12 +105,7 @@ public final class RnicRegisterFile extends HwComponent {
             this.config = config;
             state = field("state", uint(3));
             clear = field("clear", bool());
-            txMarkers = field("txMarkers", bool());
-            rxMarkers = field("rxMarkers", bool());
-            crc = field("crc", bool());
-            holdTx = field("holdTx", bool());
-            emss = field("emss", uint(16));
-            rxSeqStart = field("rxSeqStart", uint(32));
+            mpa = field("mpa", new RnicConnection.Settings());
             sqBase = field("sqBase", uint(64));
             sqSize = field("sqSize", uint(5));
             sqProd = field("sqProd", uint(16));
@@ -363,19 +353,19 @@ public final class RnicRegisterFile extends HwComponent {
         set(ord.get(q), lockedMax(reg("QP_ORD", "Outbound Read/Atomic requests outstanding (ORD)"), "ORD", d.maxOrd(),
                 "ORD", configurable, n + "ord"));
         RegInst mpa = reg("QP_MPA", "MPA settings of the connection (negotiated in the MPA Request/Reply)");
-        set(out.txMarkers, locked(mpa, "TX_MARKERS", () -> bool(), "Markers in FPDUs sent", configurable,
+        set(out.mpa.txMarkers, locked(mpa, "TX_MARKERS", () -> bool(), "Markers in FPDUs sent", configurable,
                 n + "txMarkers"));
-        set(out.rxMarkers, locked(mpa, "RX_MARKERS", () -> bool(), "Markers in FPDUs received", configurable,
+        set(out.mpa.rxMarkers, locked(mpa, "RX_MARKERS", () -> bool(), "Markers in FPDUs received", configurable,
                 n + "rxMarkers"));
-        set(out.crc, locked(mpa, "CRC", () -> bool(), "CRC32c in both directions", configurable, n + "crc"));
-        set(out.holdTx, locked(mpa, "HOLD_TX_UNTIL_RX", () -> bool(),
+        set(out.mpa.crc, locked(mpa, "CRC", () -> bool(), "CRC32c in both directions", configurable, n + "crc"));
+        set(out.mpa.holdTx, locked(mpa, "HOLD_TX_UNTIL_RX", () -> bool(),
                 "responder: send nothing before the first FPDU was received (MPA-36)", configurable, n + "holdTx"));
-        set(out.emss, locked(reg("QP_EMSS", "TCP EMSS of the connection; MULPDU is derived from it"), "EMSS",
+        set(out.mpa.emss, locked(reg("QP_EMSS", "TCP EMSS of the connection; MULPDU is derived from it"), "EMSS",
                 () -> uint(16), "EMSS", configurable, n + "emss"));
         UInt mulpdu = ro(reg("QP_MULPDU", "MULPDU the MPA transmitter reports for EMSS and TX_MARKERS"), "MULPDU",
                 () -> uint(16), "MULPDU (RFC 5044 4.5)", n + "mulpdu");
         set(mulpdu, in.mulpdu);
-        set(out.rxSeqStart, locked(reg("QP_RX_SEQ_START", "TCP sequence number of the first Full-Operation octet"
+        set(out.mpa.rxSeqStart, locked(reg("QP_RX_SEQ_START", "TCP sequence number of the first Full-Operation octet"
                 + " received"), "RX_SEQ_START", () -> uint(32), "sequence number", configurable, n + "rxSeqStart"));
 
         set(out.sqBase, wide(locked(reg("QP_SQ_BASE_LO", "Send queue address bits 31:0 (128-octet WQEs)"),

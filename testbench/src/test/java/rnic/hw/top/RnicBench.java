@@ -76,8 +76,16 @@ final class RnicBench {
     final Side a;
     final Side b;
 
+    private final java.util.function.Supplier<Pacer> tcpTxReady;
+
     RnicBench(Tb<RnicPair> tb) {
+        this(tb, Pacer::always);
+    }
+
+    /** A bench whose pipes take each RNIC's {@code tcpTx} beats when {@code tcpTxReady}'s pacers allow. */
+    RnicBench(Tb<RnicPair> tb, java.util.function.Supplier<Pacer> tcpTxReady) {
         this.tb = tb;
+        this.tcpTxReady = tcpTxReady;
         a = new Side("a", tb.dut().io.a);
         b = new Side("b", tb.dut().io.b);
         a.link(b);
@@ -136,7 +144,7 @@ final class RnicBench {
             for (int q = 0; q < io.tcpTx.size(); q++) {
                 Pipe p = new Pipe(name + "->" + peer.name + " connection " + q, peer.tcpIn.get(q));
                 tcpOut.add(p);
-                AxisSink.on(tb, io.tcpTx.get(q), Pacer.always(), p::sent);
+                AxisSink.on(tb, io.tcpTx.get(q), tcpTxReady.get(), p::sent);
             }
         }
 

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import rnic.model.mpa.MpaDirection;
 import rnic.model.mpa.MpaFramer;
 import rnic.model.mpa.TcpSegment;
@@ -17,7 +19,8 @@ import rnic.sim.TcpPayloadSource;
 import rnic.wire.QpState;
 
 /**
- * The data path of the RNIC core in a Verilator model of {@link RnicPair} at W = 64.
+ * The data path of the RNIC core in a Verilator model of {@link RnicPair} at W = 64 (the Write through the send queue
+ * also at W = 512).
  *
  * <ul>
  *   <li>MPA-02 / MPA-21: QP_MULPDU reads what RFC 5044 §4.5 gives for the QP's EMSS and TX_MARKERS, computed here from
@@ -28,6 +31,13 @@ import rnic.wire.QpState;
  *       come from the golden {@link MpaFramer}, cut into random beats, and the host memory is slow and paced. Every
  *       Write lands octet for octet, nothing is written outside the registered regions, the connections' ULPDUs are
  *       interleaved by the core's round-robin receive mux.</li>
+ *   <li>An RDMA Write from RNIC a to RNIC b through a's send queue (RDMAP-23 completion, DDP-18 placement, MPA-12/13
+ *       Markers, MPA-19 CRC on both sides): the WQE in host memory, the doorbell QP_SQ_PROD, the STag at b and both
+ *       QPs moved RESET→INIT→RTR→RTS through the registers; b's memory holds the payload octet for octet, a's
+ *       completion queue the signaled SEND_DONE for slot 0, QP_SQ_CONS and CQ_PROD advanced; at full rate and with
+ *       back-pressure on both TCP streams and slow, paced memories on both sides.</li>
+ *   <li>MPA-36: a responder (HOLD_TX_UNTIL_RX) with a Write posted sends nothing, and does not start the request,
+ *       until the initiator's first FPDU has arrived and been validated; then both Writes land.</li>
  * </ul>
  */
 class RnicDataPathTest {
@@ -157,13 +167,21 @@ class RnicDataPathTest {
         });
     }
 
-    @Test
-    void rdmaWriteThroughTheSendQueueLandsAtThePeer() {
-        RnicBench.model(RnicBench.W).run("write-a-to-b", 23, tb -> {
-            RnicBench bench = new RnicBench(tb);
+    @ParameterizedTest(name = "W={0} {1}")
+    @CsvSource({"64, full rate", "64, paced", "512, full rate", "512, paced"})
+    void rdmaWriteThroughTheSendQueueLandsAtThePeer(int w, String mode) {
+        boolean paced = mode.equals("paced");
+        RnicBench.model(w).run("write-a-to-b-" + (paced ? "paced" : "full"), w + (paced ? 24 : 23), tb -> {
+            Random rng = tb.random();
+            RnicBench bench = new RnicBench(tb, () -> paced ? Pacer.randomMix(rng) : Pacer.always());
             RnicBench.Side a = bench.a;
             RnicBench.Side b = bench.b;
-            Random rng = tb.random();
+            if (paced) {
+                for (RnicBench.Side s : List.of(a, b)) {
+                    s.slave.withReadLatency(7).withPacing(Pacer.random(rng, 0.6), Pacer.random(rng, 0.6),
+                            Pacer.random(rng, 0.7), Pacer.random(rng, 0.6), Pacer.random(rng, 0.7));
+                }
+            }
             int q = 0;
             int pd = 1;
             // B: a region for remote write, bound to QP 0 (RFC 5040 §8.1 via the STAG registers).
@@ -175,32 +193,10 @@ class RnicDataPathTest {
             long source = 0x0000_0001_0000_0000L + rng.nextInt(4096);
             byte[] payload = RnicQpStateTest.randomBytes(rng, length);
             a.memory.write(source, payload);
-            long sq = 0x10_0000;
-            long rq = 0x20_0000;
-            long cq = 0x30_0000;
-            rings(a, q, sq, rq, cq);
-            rings(b, q, sq, rq, cq);
-            for (RnicBench.Side s : List.of(a, b)) {
-                s.write(qpReg(q, "QP_PD"), pd);
-                s.write(qpReg(q, "QP_IRD"), 4);
-                s.write(qpReg(q, "QP_ORD"), 4);
-                s.mpa(q, true, true, true, false, 1460, 0); // Markers and CRC both ways, Full Operation from seq 0
-                assertEquals(QpState.INIT, s.request(q, QpState.INIT));
-                assertEquals(QpState.RTR, s.request(q, QpState.RTR));
-                assertEquals(QpState.RTS, s.request(q, QpState.RTS));
-            }
-            // The work request, signaled, in slot 0 of A's send queue; then the doorbell.
-            byte[] wqe = new byte[rnic.wire.SqWqe.SIZE];
-            java.nio.ByteBuffer w = java.nio.ByteBuffer.wrap(wqe).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            w.put(rnic.wire.SqWqe.OPCODE, (byte) rnic.wire.WqeOpcode.RDMA_WRITE.code());
-            w.put(rnic.wire.SqWqe.FLAGS, (byte) rnic.wire.SqWqe.FLAG_SIGNALED);
-            w.putInt(rnic.wire.SqWqe.LENGTH, length);
-            w.putLong(rnic.wire.SqWqe.LOCAL_ADDRESS, source);
-            w.putInt(rnic.wire.SqWqe.REMOTE_STAG, stag);
-            w.putLong(rnic.wire.SqWqe.REMOTE_TO, sinkVa);
-            a.memory.write(sq, wqe);
+            long cq = CQ;
+            openBoth(bench, q, pd, false);
             long start = tb.cycle();
-            a.write(qpReg(q, "QP_SQ_PROD"), 1);
+            postWrite(a, q, 0, source, length, stag, sinkVa);
             // Done when the last octet is at B and A's completion is written.
             long placedAt = -1;
             long doneAt = -1;
@@ -228,10 +224,87 @@ class RnicDataPathTest {
             // On the wire: FPDUs with Markers and CRC, each within EMSS, one per TCP segment.
             int fpdus = bench.a.tcpOut.get(q).segments.size();
             assertTrue(fpdus >= (length + 1443) / 1444, fpdus + " FPDUs for " + length + " octets");
-            System.out.printf("[RnicDataPathTest] RDMA Write of %d octets A->B (W=%d, Markers+CRC): the last octet"
-                    + " placed at B %d cycles after the doorbell write began, A's completion written after %d; %d"
-                    + " FPDUs%n", length, RnicBench.W, placedAt - start, doneAt - start, fpdus);
+            System.out.printf("[RnicDataPathTest] RDMA Write of %d octets A->B (W=%d, Markers+CRC, %s): the last"
+                    + " octet placed at B %d cycles after the doorbell write began, A's completion written after %d;"
+                    + " %d FPDUs%n", length, w, mode, placedAt - start, doneAt - start, fpdus);
         });
+    }
+
+    @Test
+    void aResponderHoldsItsFirstFpduUntilItHasReceivedOne() {
+        RnicBench.model(RnicBench.W).run("hold-tx", 25, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side a = bench.a;
+            RnicBench.Side b = bench.b;
+            Random rng = tb.random();
+            int q = 0;
+            int pd = 2;
+            int stagA = 0x0600 | rng.nextInt(256);
+            int stagB = 0x0700 | rng.nextInt(256);
+            long sinkA = 0x0000_0003_0000_0000L;
+            long sinkB = 0x0000_0004_0000_0000L;
+            a.programStag(stagA, pd, q, true, true, false, false, false, sinkA, 4096);
+            b.programStag(stagB, pd, q, true, true, false, false, false, sinkB, 4096);
+            byte[] fromB = RnicQpStateTest.randomBytes(rng, 700);
+            byte[] fromA = RnicQpStateTest.randomBytes(rng, 300);
+            long source = 0x0000_0001_0000_0000L;
+            b.memory.write(source, fromB);
+            a.memory.write(source, fromA);
+            openBoth(bench, q, pd, true); // b is the MPA responder: HOLD_TX_UNTIL_RX
+            // b's Write is posted first, but b must send nothing (no FPDU, no Marker) before a valid FPDU arrived.
+            postWrite(b, q, 0, source, fromB.length, stagA, sinkA);
+            tb.step(3000);
+            assertTrue(bench.b.tcpOut.get(q).segments.isEmpty(), "the responder sent before it received (MPA-36)");
+            assertEquals(0, b.read(qpReg(q, "QP_SQ_CONS")), "the held request has not started");
+            // a (the initiator) sends; once b has validated that FPDU its own Write goes out.
+            postWrite(a, q, 0, source, fromA.length, stagB, sinkB);
+            long start = tb.cycle();
+            while (!java.util.Arrays.equals(fromB, a.memory.read(sinkA, fromB.length))
+                    || !java.util.Arrays.equals(fromA, b.memory.read(sinkB, fromA.length))) {
+                assertTrue(tb.cycle() - start < 50_000, "the two Writes did not arrive");
+                tb.step(1);
+            }
+            assertTrue(!bench.a.tcpOut.get(q).segments.isEmpty() && !bench.b.tcpOut.get(q).segments.isEmpty());
+            assertEquals(1, b.read(qpReg(q, "QP_SQ_CONS")));
+            assertEquals(QpState.RTS, b.state(q));
+        });
+    }
+
+    /** Send queue, receive queue and completion queue of every QP in the tests' host memories. */
+    static final long SQ = 0x10_0000;
+    static final long RQ = 0x20_0000;
+    static final long CQ = 0x30_0000;
+
+    /**
+     * Rings, PD, IRD/ORD and MPA settings (Markers and CRC both ways, EMSS 1460, Full Operation from sequence number 0)
+     * of QP q on both RNICs, then RESET→INIT→RTR→RTS through the registers; {@code bHoldsTx}: b is the MPA responder
+     * that waits for an FPDU before it sends (MPA-36).
+     */
+    static void openBoth(RnicBench bench, int q, int pd, boolean bHoldsTx) {
+        for (RnicBench.Side s : List.of(bench.a, bench.b)) {
+            rings(s, q, SQ, RQ, CQ);
+            s.write(qpReg(q, "QP_PD"), pd);
+            s.write(qpReg(q, "QP_IRD"), 4);
+            s.write(qpReg(q, "QP_ORD"), 4);
+            s.mpa(q, true, true, true, s == bench.b && bHoldsTx, 1460, 0);
+            assertEquals(QpState.INIT, s.request(q, QpState.INIT));
+            assertEquals(QpState.RTR, s.request(q, QpState.RTR));
+            assertEquals(QpState.RTS, s.request(q, QpState.RTS));
+        }
+    }
+
+    /** A signaled RDMA Write in send queue slot {@code slot} of QP q ({@link rnic.wire.SqWqe}), then the doorbell. */
+    static void postWrite(RnicBench.Side s, int q, int slot, long source, int length, int stag, long to) {
+        byte[] wqe = new byte[rnic.wire.SqWqe.SIZE];
+        java.nio.ByteBuffer fields = java.nio.ByteBuffer.wrap(wqe).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        fields.put(rnic.wire.SqWqe.OPCODE, (byte) rnic.wire.WqeOpcode.RDMA_WRITE.code());
+        fields.put(rnic.wire.SqWqe.FLAGS, (byte) rnic.wire.SqWqe.FLAG_SIGNALED);
+        fields.putInt(rnic.wire.SqWqe.LENGTH, length);
+        fields.putLong(rnic.wire.SqWqe.LOCAL_ADDRESS, source);
+        fields.putInt(rnic.wire.SqWqe.REMOTE_STAG, stag);
+        fields.putLong(rnic.wire.SqWqe.REMOTE_TO, to);
+        s.memory.write(SQ + (long) slot * rnic.wire.SqWqe.SIZE, wqe);
+        s.write(qpReg(q, "QP_SQ_PROD"), slot + 1);
     }
 
     /** Ring and CQ registers of QP q on {@code s}: SQ, RQ of 16 slots, CQ q of 16 entries. */
