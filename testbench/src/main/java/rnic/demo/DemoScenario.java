@@ -371,18 +371,18 @@ public final class DemoScenario {
             long p0 = dev.cycles();
             qp.postSend(WorkRequest.rdmaWrite(mrSrc.sge(0, 256), doomed));
             qp.postSend(WorkRequest.rdmaRead(mrSink.sge(0, 64), readSource).withFence());
-            List<Seen> seen = new ArrayList<>();
+            List<Completion> seen = new ArrayList<>(); // copies: the polling array is reused
             long w0 = dev.cycles();
             while (seen.size() < 3 && dev.cycles() - w0 < TIMEOUT) {
                 int n = scq.poll(out);
                 for (int i = 0; i < n; i++) {
-                    seen.add(copy(out[i]));
+                    seen.add(out[i].copy());
                 }
                 if (n == 0) {
                     t.advance();
                 }
             }
-            for (Seen x : seen) {
+            for (Completion x : seen) {
                 String detail = x.isQpError()
                         ? String.format("Terminate L/ET %02x code %02x, QP %s", x.terminateLayerEtype(),
                                 x.terminateErrorCode(), qp.state())
@@ -409,16 +409,6 @@ public final class DemoScenario {
         } finally {
             aDone = true;
         }
-    }
-
-    /** A snapshot of a completion (the polling array is reused). */
-    private record Seen(CompletionStatus status, boolean isQpError, int terminateLayerEtype, int terminateErrorCode,
-            rnic.verbs.CompletionOpcode opcode) {
-    }
-
-    private static Seen copy(Completion c) {
-        return new Seen(c.status(), c.isQpError(), c.isQpError() ? c.terminateLayerEtype() : -1,
-                c.isQpError() ? c.terminateErrorCode() : -1, c.opcode());
     }
 
     private void expectAtomic(Device dev, CompletionQueue cq, Completion[] out, QueuePair qp, String name,

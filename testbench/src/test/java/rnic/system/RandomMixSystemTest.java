@@ -223,20 +223,7 @@ class RandomMixSystemTest {
                     done++;
                 }
                 // the peer's Sends
-                n = rcq.poll(out);
-                for (int i = 0; i < n; i++) {
-                    Completion c = out[i];
-                    int cq = c.qpNumber();
-                    byte[] want = peer.sent.get(cq).poll();
-                    byte[] got = c.status() == CompletionStatus.SUCCESS
-                            ? recv[cq].get(c.wrId() * RECV, (int) c.byteLength()) : null;
-                    if (!Arrays.equals(want, got)) {
-                        fail(me, "QP " + cq + " receive " + receivedSends[cq] + ": " + c);
-                    }
-                    receivedSends[cq]++;
-                    qps[cq].postRecv(RecvRequest.of(mrRecv[cq].sge(c.wrId() * RECV, RECV)).withId(c.wrId()));
-                    me.credits[cq]++;
-                }
+                n = takeReceives(rcq, out, me, peer, recv, mrRecv, qps, receivedSends);
                 if (n == 0) {
                     t.advance();
                 }
@@ -253,19 +240,7 @@ class RandomMixSystemTest {
             // arrived and the Write targets hold what the model says, or a time limit passes.
             long q0 = dev.cycles();
             while (dev.cycles() - q0 < TIMEOUT && !(allArrived(peer) && targetsMatch(peer, target))) {
-                int n = rcq.poll(out);
-                for (int i = 0; i < n; i++) {
-                    Completion c = out[i];
-                    int cq = c.qpNumber();
-                    byte[] want = peer.sent.get(cq).poll();
-                    byte[] got = c.status() == CompletionStatus.SUCCESS
-                            ? recv[cq].get(c.wrId() * RECV, (int) c.byteLength()) : null;
-                    if (!Arrays.equals(want, got)) {
-                        fail(me, "QP " + cq + " receive " + receivedSends[cq] + ": " + c);
-                    }
-                    receivedSends[cq]++;
-                    qps[cq].postRecv(RecvRequest.of(mrRecv[cq].sge(c.wrId() * RECV, RECV)).withId(c.wrId()));
-                }
+                takeReceives(rcq, out, me, peer, recv, mrRecv, qps, receivedSends);
                 t.advance();
             }
             for (int q = 0; q < QPS; q++) {
@@ -282,6 +257,29 @@ class RandomMixSystemTest {
             }
             me.verified = true;
         }
+    }
+
+    /**
+     * Takes the receive completions waiting on {@code rcq}: each must carry the peer's next Send of its QP; the buffer
+     * is posted again and the peer gets its credit back. Returns how many were taken.
+     */
+    private static int takeReceives(CompletionQueue rcq, Completion[] out, Side me, Side peer, DmaBuffer[] recv,
+            MemoryRegion[] mrRecv, QueuePair[] qps, int[] receivedSends) {
+        int n = rcq.poll(out);
+        for (int i = 0; i < n; i++) {
+            Completion c = out[i];
+            int cq = c.qpNumber();
+            byte[] want = peer.sent.get(cq).poll();
+            byte[] got = c.status() == CompletionStatus.SUCCESS
+                    ? recv[cq].get(c.wrId() * RECV, (int) c.byteLength()) : null;
+            if (!Arrays.equals(want, got)) {
+                fail(me, "QP " + cq + " receive " + receivedSends[cq] + ": " + c);
+            }
+            receivedSends[cq]++;
+            qps[cq].postRecv(RecvRequest.of(mrRecv[cq].sge(c.wrId() * RECV, RECV)).withId(c.wrId()));
+            me.credits[cq]++;
+        }
+        return n;
     }
 
     private static boolean allArrived(Side peer) {
