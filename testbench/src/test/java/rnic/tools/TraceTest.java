@@ -155,6 +155,7 @@ class TraceTest {
                 """);
         write(root.resolve("sim/src/main/java/a/Main.java"), "/** MPA-02 in main code does not count. */\n");
         write(root.resolve("testbench/cocotb/x/test_y.py"), "def test_y():\n    pass  # MPA-77\n");
+        write(root.resolve(Trace.OWN_TEST), "/** MPA-02: the tool's own test is not scanned. */\n");
 
         Trace.Report r = Trace.run(root);
         assertEquals(2, r.filesScanned());
