@@ -267,8 +267,7 @@ public final class Trace {
         String method = null;
         int methodIndent = -1;
         boolean inComment = false;
-        List<String> pendingIds = new ArrayList<>();
-        List<Integer> pendingLines = new ArrayList<>();
+        Pending pending = new Pending();
         for (int i = 0; i < lines.length; i++) {
             String line = lines[i];
             String t = line.strip();
@@ -278,10 +277,7 @@ public final class Trace {
                 inComment = !t.contains("*/");
             }
             if (commentLine) {
-                for (String id : idsIn(line)) {
-                    pendingIds.add(id);
-                    pendingLines.add(i + 1);
-                }
+                pending.add(line, i + 1);
                 continue;
             }
             if (t.isEmpty() || t.startsWith("@") && !t.contains("(") || t.matches("@\\w+(\\(.*\\))?")) {
@@ -316,11 +312,7 @@ public final class Trace {
             }
             String context = method != null ? topType + "#" + method : topType;
             String owner = declared != null ? declared : context;
-            for (int k = 0; k < pendingIds.size(); k++) {
-                out.add(new Citation(pendingIds.get(k), rel, owner, pendingLines.get(k)));
-            }
-            pendingIds.clear();
-            pendingLines.clear();
+            pending.flushTo(out, rel, owner);
             for (String id : idsIn(line)) {
                 out.add(new Citation(id, rel, context.isEmpty() ? owner : context, i + 1));
             }
@@ -329,10 +321,29 @@ public final class Trace {
                 methodIndent = -1;
             }
         }
-        for (int k = 0; k < pendingIds.size(); k++) {
-            out.add(new Citation(pendingIds.get(k), rel, topType, pendingLines.get(k)));
-        }
+        pending.flushTo(out, rel, topType);
         return out;
+    }
+
+    /** Citations of comment lines, waiting for the line that decides whom they belong to. */
+    private static final class Pending {
+        private final List<String> ids = new ArrayList<>();
+        private final List<Integer> lines = new ArrayList<>();
+
+        void add(String line, int number) {
+            for (String id : idsIn(line)) {
+                ids.add(id);
+                lines.add(number);
+            }
+        }
+
+        void flushTo(List<Citation> out, String rel, String owner) {
+            for (int k = 0; k < ids.size(); k++) {
+                out.add(new Citation(ids.get(k), rel, owner, lines.get(k)));
+            }
+            ids.clear();
+            lines.clear();
+        }
     }
 
     private static String simpleName(String type) {
@@ -351,8 +362,7 @@ public final class Trace {
         String[] lines = text.split("\n", -1);
         List<int[]> stackIndent = new ArrayList<>();
         List<String> stackName = new ArrayList<>();
-        List<String> pendingIds = new ArrayList<>();
-        List<Integer> pendingLines = new ArrayList<>();
+        Pending pending = new Pending();
         for (int i = 0; i < lines.length; i++) {
             String line = lines[i];
             String t = line.strip();
@@ -373,28 +383,18 @@ public final class Trace {
             }
             String owner = String.join(".", stackName);
             if (t.startsWith("#")) {
-                for (String id : idsIn(line)) {
-                    pendingIds.add(id);
-                    pendingLines.add(i + 1);
-                }
+                pending.add(line, i + 1);
                 continue;
             }
             if (t.isEmpty() || t.startsWith("@")) {
                 continue;
             }
-            for (int k = 0; k < pendingIds.size(); k++) {
-                out.add(new Citation(pendingIds.get(k), rel, owner, pendingLines.get(k)));
-            }
-            pendingIds.clear();
-            pendingLines.clear();
+            pending.flushTo(out, rel, owner);
             for (String id : idsIn(line)) {
                 out.add(new Citation(id, rel, owner, i + 1));
             }
         }
-        String owner = String.join(".", stackName);
-        for (int k = 0; k < pendingIds.size(); k++) {
-            out.add(new Citation(pendingIds.get(k), rel, owner, pendingLines.get(k)));
-        }
+        pending.flushTo(out, rel, String.join(".", stackName));
         return out;
     }
 
