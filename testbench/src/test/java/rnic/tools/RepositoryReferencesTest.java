@@ -90,7 +90,7 @@ class RepositoryReferencesTest {
 
     @Test
     void thePatternCatchesEveryFormerReference() {
-        for (String s : List.of("see ../" + "shared/ARCHI" + "TECTURE.md", "in /work/" + "shared/spec",
+        for (String s : List.of("see ../" + "shared/ARCHI" + "TECTURE.md", "in /work/" + "shared" + "/spec",
                 "CONFOR" + "MANCE.md §3.1", "the house STY" + "LE.md")) {
             assertTrue(OUTSIDE.matcher(s).find(), s);
         }
