@@ -1,6 +1,6 @@
 """Independent reference model of the MPA transmitter (RFC 5044 §4), used by test_mpa_tx.py.
 
-Written from the spec text only (/work/shared/spec/CONFORMANCE.md §2.2, §2.3, §4.1 and the
+Written from the spec text only (docs/requirements.md §2.2, §2.3, §4.1 and the
 seed RFC 5044 §4), not from the RTL:
 
 * FPDU = ULPDU_Length (2 octets, big-endian) | ULPDU | PAD (0..3 zero octets, 2+L+PAD ≡ 0 mod 4)
@@ -17,7 +17,7 @@ seed RFC 5044 §4), not from the RTL:
 * MULPDU (RFC 5044 §4.5), floor 128, cap 64768.
 
 The bit-serial CRC32c below is deliberately table-free.  ``self_check()`` runs at import and
-compares the model with the published vectors (RFC 5044 Figs. 5 and 6, CONFORMANCE §2.10,
+compares the model with the published vectors (RFC 5044 Figs. 5 and 6, docs/requirements.md §2.10,
 §4.3, §4.4); ``python3 mpa_model.py`` prints them.
 """
 
@@ -58,7 +58,7 @@ class MpaTxModel:
         self.markers = bool(markers)
         self.crc = bool(crc)
         self.offset = 0  # stream offset of the next octet (0 = first octet after reset)
-        # Marker statistics: where the Markers fell (see CONFORMANCE §2.3.2 cases 1-3)
+        # Marker statistics: where the Markers fell (see docs/requirements.md §2.3.2 cases 1-3)
         self.markers_leading = 0    # case 3: between FPDUs, FPDUPTR 0, first octets of the FPDU
         self.markers_inside = 0     # case 1: between ULPDU_Length and the end of the PAD
         self.markers_before_crc = 0  # case 2: right after the PAD, before the CRC field
@@ -125,20 +125,20 @@ def _vectors():
     # RFC 5044 Fig. 5: first FPDU of a stream, leading Marker
     fig5 = _hex("00000000 002a 4143 00000000 00000000 00000001 00000000") + bytes(24) + _hex("52239983")
     out.append(("RFC 5044 Fig. 5", True, True, [send_ulpdu(1, 24)], [fig5]))
-    # RFC 5044 Fig. 6 (CONFORMANCE §4.2): first FPDU 492 octets incl. the leading Marker
+    # RFC 5044 Fig. 6 (docs/requirements.md §4.2): first FPDU 492 octets incl. the leading Marker
     # (Send MSN 1, L=482); second FPDU header at 0x1EC, Marker 00 00 00 14 at 0x200
     fig6 = (_hex("002a 4143 00000000 00000000 00000002 00000000") + _hex("00000014") + bytes(24)
             + _hex("84925898"))
     out.append(("RFC 5044 Fig. 6", True, True, [send_ulpdu(1, 464), send_ulpdu(2, 24)], [None, fig6]))
-    # CONFORMANCE §4.4: Marker just before the CRC (L = 506, Marker 00 00 01 fc at 0x200)
+    # docs/requirements.md §4.4: Marker just before the CRC (L = 506, Marker 00 00 01 fc at 0x200)
     v = _hex("00000000 01fa") + send_ulpdu(1, 488) + _hex("000001fc") + _hex("38cf64e8")
-    out.append(("CONFORMANCE 4.4 Marker before CRC", True, True, [send_ulpdu(1, 488)], [v]))
-    # CONFORMANCE §4.4: Marker exactly between FPDUs (L = 502, then Send MSN 2 with 8 zeros)
+    out.append(("requirements 4.4 Marker before CRC", True, True, [send_ulpdu(1, 488)], [v]))
+    # docs/requirements.md §4.4: Marker exactly between FPDUs (L = 502, then Send MSN 2 with 8 zeros)
     v1 = _hex("00000000 01f6") + send_ulpdu(1, 484) + _hex("a09bb55b")
     v2 = _hex("00000000 001a") + send_ulpdu(2, 8) + _hex("dfa0b0e5")
-    out.append(("CONFORMANCE 4.4 Marker between FPDUs", True, True,
+    out.append(("requirements 4.4 Marker between FPDUs", True, True,
                 [send_ulpdu(1, 484), send_ulpdu(2, 8)], [v1, v2]))
-    # CONFORMANCE §2.10 golden FPDUs (no Markers, CRC on)
+    # docs/requirements.md §2.10 golden FPDUs (no Markers, CRC on)
     g = [
         ("RDMA Write", "00 12 c1 40 00 00 12 34 00 00 00 00 00 00 10 00 de ad be ef bd bc 30 f4"),
         ("RDMA Read Request", "00 2e 41 41 00 00 00 00 00 00 00 01 00 00 00 01 00 00 00 00 11 11 11 11"
@@ -152,9 +152,9 @@ def _vectors():
     ]
     segs = [_hex(s) for _, s in g]
     ulpdus = [s[2:2 + int.from_bytes(s[:2], "big")] for s in segs]
-    out.append(("CONFORMANCE 2.10 golden FPDUs", False, True, ulpdus, segs))
+    out.append(("requirements 2.10 golden FPDUs", False, True, ulpdus, segs))
     # the same without CRC: the CRC field is 00 00 00 00
-    out.append(("CONFORMANCE 2.10 golden FPDUs, CRC off", False, False, ulpdus,
+    out.append(("requirements 2.10 golden FPDUs, CRC off", False, False, ulpdus,
                 [s[:-4] + bytes(4) for s in segs]))
     return out
 
@@ -169,7 +169,7 @@ CRC_VECTORS = [  # (input, standard CRC-32C value): catalogue check value and RF
     (bytes(range(31, -1, -1)), 0x113FDB5C),
 ]
 
-MULPDU_TABLE = [  # CONFORMANCE §2.3.4: (EMSS, with Markers, without Markers)
+MULPDU_TABLE = [  # docs/requirements.md §2.3.4: (EMSS, with Markers, without Markers)
     (536, 522, 530), (1448, 1430, 1442), (1460, 1442, 1454), (8960, 8882, 8954), (9000, 8922, 8994),
     (0, 128, 128), (100, 128, 128), (130, 128, 128), (140, 130, 134), (65535, 64768, 64768),
 ]

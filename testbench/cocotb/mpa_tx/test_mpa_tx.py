@@ -45,7 +45,7 @@ NUM = int(os.environ.get("MPA_TX_NUM", "300"))
 CORRUPT = os.environ.get("MPA_TX_CORRUPT", "0") not in ("", "0")
 CLK_NS = 10
 
-# mpa_model runs its self-check (published RFC 5044 / CONFORMANCE vectors) when imported;
+# mpa_model runs its self-check (published RFC 5044 / docs/requirements.md vectors) when imported;
 # call it again so that a broken model stops the run before any DUT result is judged.
 mpa_model.self_check()
 
@@ -329,7 +329,7 @@ async def test_mulpdu(dut):
 
 @cocotb.test(timeout_time=2000, timeout_unit="us")
 async def test_spec_vectors(dut):
-    """Published FPDUs (RFC 5044 Figs. 5/6, CONFORMANCE §4.4, §2.10), each on a fresh stream."""
+    """Published FPDUs (RFC 5044 Figs. 5/6, docs/requirements.md §4.4, §2.10), each on a fresh stream."""
     tb = TB(dut)
     tb.sink.set_pause_generator(pause_gen(tb.rng, (0.0, 0.5)))
     for name, markers, crc, ulpdus, published in mpa_model.SPEC_VECTORS:

@@ -8,7 +8,7 @@ import rnic.wire.MpaStartupFrame;
 
 /**
  * The MPA Request/Reply exchange over a connection's TCP byte stream, run by the host before the core takes the
- * stream over (RFC 5044 §7.1, RFC 6581; CONFORMANCE MPA-26…MPA-39, MPA-48…MPA-51, §3.1).
+ * stream over (RFC 5044 §7.1, RFC 6581; MPA-26…MPA-39, MPA-48…MPA-51, §3.1).
  *
  * <p>Frames are read octet-exact: 20 octets, then PD_Length octets, never more, so every octet the peer sends after
  * its frame (its first FPDUs) is still unread when the caller hands the stream to the core, and

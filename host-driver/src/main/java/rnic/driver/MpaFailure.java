@@ -5,7 +5,7 @@ import rnic.wire.MpaStartupFrame;
 
 /**
  * Why an MPA startup (RFC 5044 §7.1, RFC 6581) did not reach Full Operation, with what was done about the TCP
- * connection (CONFORMANCE §3.1): the verbs layer turns it into its own exception.
+ * connection (docs/requirements.md §3.1): the verbs layer turns it into its own exception.
  */
 public final class MpaFailure extends Exception {
     private static final long serialVersionUID = 1L;

@@ -10,7 +10,7 @@ import rnic.wire.RdmapOpcode;
 /**
  * Frames the one FPDU the driver itself ever sends: the Terminate an Initiator owes the peer when RFC 6581 enhanced
  * setup fails after the Reply (E-M5 / E-M6 / E-M7: Layer 2, EType 0, Code 5/6/7, no headers), which must go out before
- * the connection is handed to the core (RFC 5044 §4, CONFORMANCE §2.2–§2.3, §2.7.2, §4.1).
+ * the connection is handed to the core (RFC 5044 §4, docs/requirements.md §2.2–§2.3, §2.7.2, §4.1).
  *
  * <p>The FPDU is the first of its direction, so it starts at SeqStart: with Markers, a Marker {@code 00 00 00 00}
  * comes first (MPA-37) and one every 512 octets of the stream after it, FPDUPTR pointing back at the FPDU's
@@ -63,7 +63,7 @@ public final class MpaFpdu {
     }
 
     /**
-     * The ULPDU of a Terminate (RFC 5040 §4.8, CONFORMANCE §2.7.2): untagged DDP header on queue 2, MSN 1, MO 0, L=1;
+     * The ULPDU of a Terminate (RFC 5040 §4.8, docs/requirements.md §2.7.2): untagged DDP header on queue 2, MSN 1, MO 0, L=1;
      * RDMAP opcode Terminate; Terminate Control {@code layerEtype}, {@code errorCode}, {@code hdrCt}; then
      * {@code optional} (DDP Segment Length and Terminated headers, empty when HdrCt has no bits).
      */

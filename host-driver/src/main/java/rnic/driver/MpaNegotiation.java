@@ -9,7 +9,7 @@ import rnic.wire.WqeOpcode;
 
 /**
  * The decisions of the MPA startup, free of I/O: the Initiator's Request, the Responder's Reply, and what both ends
- * then run with (RFC 5044 §7.1; RFC 6581 §5, §9; CONFORMANCE §2.4.2, MPA-29…MPA-32, MPA-48…MPA-51).
+ * then run with (RFC 5044 §7.1; RFC 6581 §5, §9; docs/requirements.md §2.4.2, MPA-29…MPA-32, MPA-48…MPA-51).
  *
  * <ul>
  *   <li>Markers are per direction: this side inserts Markers iff the peer's frame has M=1 (MPA-29).

@@ -187,7 +187,7 @@ public final class Completion {
 
     /**
      * The cause of the Terminate: for TERMINATE_SENT the exact cause; for TERMINATE_RECEIVED the first cause of the
-     * CONFORMANCE §3 tables with the Terminate's Layer/EType/Code (several share a code, T-16). Null otherwise.
+     * docs/requirements.md §3 tables with the Terminate's Layer/EType/Code (several share a code, T-16). Null otherwise.
      */
     public TerminateCause terminateCause() {
         if (cqeKind == CqeKind.TERMINATE_SENT) {

@@ -7,7 +7,7 @@ import rnic.wire.TerminateCause;
 /**
  * How a work request or a queue pair ended (verbs {@code ibv_wc_status}, in iWARP terms), mapped from the completion
  * entry's kind and status and, for Terminates, from the cause or the Terminate's Layer/EType/Code (RFC 5040 §4.8,
- * CONFORMANCE §3). The raw values stay available on {@link Completion}.
+ * docs/requirements.md §3). The raw values stay available on {@link Completion}.
  *
  * <table>
  *   <caption>Mapping</caption>

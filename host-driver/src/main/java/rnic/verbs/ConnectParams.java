@@ -6,7 +6,7 @@ import rnic.driver.MpaNegotiation;
 import rnic.wire.MpaStartupFrame;
 
 /**
- * How to set up an MPA connection, for either role (RFC 5044 §7.1, RFC 6581; CONFORMANCE §2.4). Immutable; options
+ * How to set up an MPA connection, for either role (RFC 5044 §7.1, RFC 6581; docs/requirements.md §2.4). Immutable; options
  * are {@code withX} copies. Defaults: RFC 6581 enhanced (Rev 2) with automatic IRD/ORD negotiation, the peer-to-peer
  * model with every RTR form, no Markers required, CRC wanted, IRD = ORD = 4, no private data, EMSS 1460, startup
  * timeout 1 000 000 device cycles.

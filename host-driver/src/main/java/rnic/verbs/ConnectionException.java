@@ -3,7 +3,7 @@ package rnic.verbs;
 import rnic.wire.MpaErrorCode;
 
 /**
- * The MPA connection setup failed (RFC 5044 §7.1, RFC 6581; CONFORMANCE §3.1). The queue pair stays in INIT; what
+ * The MPA connection setup failed (RFC 5044 §7.1, RFC 6581; docs/requirements.md §3.1). The queue pair stays in INIT; what
  * happened to the TCP connection is in the message (closed for a malformed frame or a timeout, E-M4; Terminate and
  * close after a failed enhanced negotiation at the Initiator, E-M5…E-M7; open after a reject).
  */

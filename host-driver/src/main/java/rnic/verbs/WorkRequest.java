@@ -4,7 +4,7 @@ package rnic.verbs;
  * A send queue work request (verbs {@code ibv_send_wr}), made by one factory per operation that validates its
  * operands; options are {@code withX} copies. Local buffers are checked against their memory regions when posted.
  *
- * <p>Operations that are not one RDMAP message are composed by the driver (RFC 7306 §6, CONFORMANCE §2.7.3):
+ * <p>Operations that are not one RDMAP message are composed by the driver (RFC 7306 §6, docs/requirements.md §2.7.3):
  * <ul>
  *   <li>{@link #rdmaWriteWithImmediate}: an RDMA Write followed by an Immediate Data message, two send queue slots,
  *       one completion (the Write's slot is unsignaled and hidden). The peer gets one RECV_IMMEDIATE completion,

@@ -7,7 +7,7 @@ import rnic.wire.SqWqe;
 import rnic.wire.WqeOpcode;
 
 /**
- * How each work request becomes send queue elements (CONFORMANCE §2.6–§2.7, RFC 7306 §5–§6): the opcode, flags and
+ * How each work request becomes send queue elements (docs/requirements.md §2.6–§2.7, RFC 7306 §5–§6): the opcode, flags and
  * operands of {@link SqWqe}, with RDMA Write with Immediate as two elements.
  */
 final class WqeEncoder {

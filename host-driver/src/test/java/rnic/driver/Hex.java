@@ -1,6 +1,6 @@
 package rnic.driver;
 
-/** Byte vectors written as in CONFORMANCE (hex octets separated by spaces, "0010:" offsets ignored). */
+/** Byte vectors written as in docs/requirements.md (hex octets separated by spaces, "0010:" offsets ignored). */
 public final class Hex {
     private Hex() {
     }

@@ -16,7 +16,7 @@ import rnic.wire.MpaStartupFrame.Enhanced;
 
 /**
  * The startup exchange over a TCP byte stream: octet-exact reading (the first FPDU octets stay for the core), what
- * is sent, and what each failure does to the connection (CONFORMANCE §3.1).
+ * is sent, and what each failure does to the connection (docs/requirements.md §3.1).
  *
  * <p>Requirements: MPA-26 (SeqStart = the octet after the frame), MPA-27, MPA-28 and MPA-38 (wrong key,
  * Initiator/Initiator), MPA-31 (Rev), MPA-32 (PD_Length, truncation), MPA-34/MPA-35 (reject leaves TCP open,

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import rnic.wire.MpaErrorCode;
 
 /**
- * The driver's own FPDU framing (the startup-failure Terminate) against the golden vectors of CONFORMANCE §2.10,
+ * The driver's own FPDU framing (the startup-failure Terminate) against the golden vectors of docs/requirements.md §2.10,
  * §4.2 and §4.4, and a bitwise CRC32c written from §4.1 (independent of {@code java.util.zip.CRC32C}).
  *
  * <p>Requirements: MPA-37 (leading Marker at SeqStart), MPA-49/MPA-50 (Terminate 2/0/6, 2/0/7), RDMAP-15 (Terminate

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import rnic.wire.MpaStartupFrame;
 
 /**
- * The startup frames the driver builds are byte for byte the golden vectors of CONFORMANCE §2.4.4, and those vectors
+ * The startup frames the driver builds are byte for byte the golden vectors of docs/requirements.md §2.4.4, and those vectors
  * decode to the fields they were made from.
  *
  * <p>Requirements: MPA-27 (startup frames are plain octets, no CRC, no Markers), MPA-28 (Req/Rep keys), MPA-30 (R),

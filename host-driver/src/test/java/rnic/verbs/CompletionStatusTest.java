@@ -16,12 +16,12 @@ import rnic.wire.TerminateCause;
  * Completion status mapping for every {@link CqeKind} and every {@link TerminateCause}, and the raw cause kept on the
  * completion: the Terminate octets of a received Terminate, the cause of a sent one, the MPA error code.
  *
- * <p>Requirements: RDMAP-15/RDMAP-16 (Terminate Layer/EType/Code, HdrCt), CONFORMANCE §3.1–§3.3 (rows E-M1…E-M7,
+ * <p>Requirements: RDMAP-15/RDMAP-16 (Terminate Layer/EType/Code, HdrCt), docs/requirements.md §3.1–§3.3 (rows E-M1…E-M7,
  * E-D0…E-D13, E-R0…E-R21), §3.4 (receivers use M/D/R), STYLE §5 (exceptions and completions carry the Terminate code).
  */
 class CompletionStatusTest {
 
-    /** The expected status of a Terminate this side sent, by CONFORMANCE row (written from §3, not from the code). */
+    /** The expected status of a Terminate this side sent, by docs/requirements.md §3 row (written from §3, not from the code). */
     static CompletionStatus expectedSent(String row) {
         return switch (row) {
             case "E-D0", "E-R0", "E-R13", "E-R14" -> CompletionStatus.LOCAL_CATASTROPHIC_ERROR;

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import rnic.driver.MpaNegotiation;
 
 /**
- * Connection parameters: defaults, the limits of CONFORMANCE §2.4 checked where the mistake is made, and what the
+ * Connection parameters: defaults, the limits of docs/requirements.md §2.4 checked where the mistake is made, and what the
  * driver's negotiation gets from them.
  *
  * <p>Requirements: MPA-32/MPA-48 (512 octets of private data, 508 with enhanced data), MPA-49 (IRD/ORD, 0x3FFF),

@@ -16,7 +16,7 @@ import rnic.wire.WqeOpcode;
  * operands; every octet a request does not use is 0.
  *
  * <p>Requirements: RDMAP-04 (opcodes), RDMAP-12/RDMAP-13 (Send family, Invalidate STag), RDMAP-28…RDMAP-31 (Atomic
- * operands, neutral masks for the unmasked forms, CONFORMANCE §2.7.3), RDMAP-40 (Immediate Data, 8 octets),
+ * operands, neutral masks for the unmasked forms, docs/requirements.md §2.7.3), RDMAP-40 (Immediate Data, 8 octets),
  * RFC 7306 §6 (Write with Immediate = Write + Immediate Data).
  */
 class WqeEncodingTest {

@@ -16,7 +16,7 @@ import rnic.model.MemoryView;
  * <p>The golden models use it through {@link MemoryView} ({@link #read}, {@link #write}): those accesses are the test
  * bench's own and are not reported. What the design does through its AXI port ({@link Axi4MemorySlave}) goes through
  * {@link #readByPort} / {@link #writeByPort}, which first tell every {@link AccessListener}, so a test can assert that
- * no octet outside a registered region is read or written (CONFORMANCE DDP-31, DDP-35: no access outside the
+ * no octet outside a registered region is read or written (DDP-31, DDP-35: no access outside the
  * registered range).
  */
 public final class HostMemory implements MemoryView {

@@ -23,7 +23,7 @@ public final class Hex {
         return of(sb.toString());
     }
 
-    /** The ULPDU of an FPDU dump (CONFORMANCE §2.10): the octets after ULPDU_Length, as many as it says. */
+    /** The ULPDU of an FPDU dump (docs/requirements.md §2.10): the octets after ULPDU_Length, as many as it says. */
     public static byte[] ulpdu(String fpduDump) {
         byte[] fpdu = dump(fpduDump);
         int l = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;

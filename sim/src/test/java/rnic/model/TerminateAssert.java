@@ -8,7 +8,7 @@ import rnic.model.ddp.TerminateException;
 import rnic.wire.TerminateCause;
 
 /**
- * Assertions on error causes against CONFORMANCE §3 as the tables write them: {@code "L/ET/EC MDR"}, e.g.
+ * Assertions on error causes against docs/requirements.md §3 as the tables write them: {@code "L/ET/EC MDR"}, e.g.
  * {@code "1/2/01 110"} for Layer 1, EType 2, Error Code 0x01, M=1 D=1 R=0.
  */
 public final class TerminateAssert {

@@ -1,7 +1,7 @@
 package rnic.wire;
 
 /**
- * DDP header constants (RFC 5041 §4, CONFORMANCE §2.5): the DDP Control octet and the two header sizes. Shared by the
+ * DDP header constants (RFC 5041 §4, docs/requirements.md §2.5): the DDP Control octet and the two header sizes. Shared by the
  * hardware (elaboration constants), the models and the driver.
  *
  * <pre>

@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * The untagged DDP queues RDMAP uses (RFC 5040 §3.1, RFC 7306 §10.2 registry "RDMAP DDP Untagged Queue Numbers",
- * CONFORMANCE §2.8.1, RDMAP-01). Every other QN is invalid on an RDMAP stream (E-D8).
+ * docs/requirements.md §2.8.1, RDMAP-01). Every other QN is invalid on an RDMAP stream (E-D8).
  */
 public enum DdpQueue {
     /** QN 0: Send, Send with Invalidate, Send with SE, Send with SE and Invalidate, Immediate Data (with SE). */

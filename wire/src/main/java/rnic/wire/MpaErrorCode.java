@@ -2,7 +2,7 @@ package rnic.wire;
 
 /**
  * MPA error codes (RFC 5044 §8, RFC 6581 §8), reported as Terminate Layer 0x2 (LLP), EType 0x0 (MPA error), with this
- * Error Code (CONFORMANCE §3.1). One table shared by the hardware (elaboration constants), the models and the driver.
+ * Error Code (docs/requirements.md §3.1). One table shared by the hardware (elaboration constants), the models and the driver.
  */
 public enum MpaErrorCode {
     /** E-M1: TCP connection closed, terminated or lost. */

@@ -23,7 +23,7 @@ import java.util.Arrays;
  * Shared by the simulation (capture, models) and the host driver, which runs the exchange
  * ({@code rnic.driver.MpaConnection}).
  *
- * <p>No CRC, no Markers. Decoding enforces CONFORMANCE §3.1 E-M4: wrong Key, unsupported Rev (only 1 and 2 are
+ * <p>No CRC, no Markers. Decoding enforces docs/requirements.md §3.1 E-M4: wrong Key, unsupported Rev (only 1 and 2 are
  * supported; Rev 0 is RDMAC), PD_Length over 512, a truncated frame, or S=1 without Rev ≥ 2 or without the 4 enhanced
  * octets are {@link MpaErrorCode#INVALID_STARTUP_FRAME}. R in a Request and the Res bits are not checked (MPA-30).
  *
@@ -48,7 +48,7 @@ public record MpaStartupFrame(boolean reply, boolean markers, boolean crc, boole
     public static final int HEADER_SIZE = 20;
 
     /**
-     * RFC 6581 Enhanced Connection Data (CONFORMANCE §2.4.3).
+     * RFC 6581 Enhanced Connection Data (docs/requirements.md §2.4.3).
      *
      * @param peerToPeer A: peer-to-peer model, an RTR message follows the Reply
      * @param sendRtr    B: zero-length Send RTR

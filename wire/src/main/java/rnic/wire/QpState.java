@@ -2,7 +2,7 @@ package rnic.wire;
 
 /**
  * The state of a queue pair as the host and the core both see it (register {@code QP_STATE}). The names are the
- * InfiniBand verbs ones every RDMA programmer knows; the meanings are iWARP's (RFC 5040 §5, §6; CONFORMANCE
+ * InfiniBand verbs ones every RDMA programmer knows; the meanings are iWARP's (RFC 5040 §5, §6; docs/requirements.md
  * RDMAP-18, DDP-26…28):
  *
  * <ul>

@@ -1,7 +1,7 @@
 package rnic.wire;
 
 /**
- * RDMAP constants (RFC 5040 §4, RFC 7306 §4–§6, CONFORMANCE §2.6–§2.7): the RDMAP Control Field and the sizes of the
+ * RDMAP constants (RFC 5040 §4, RFC 7306 §4–§6, docs/requirements.md §2.6–§2.7): the RDMAP Control Field and the sizes of the
  * RDMAP headers carried at the start of the DDP payload. Shared by the hardware, the models and the driver.
  *
  * <pre>

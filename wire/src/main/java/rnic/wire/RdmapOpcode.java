@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * RDMAP opcodes and what the opcode table fixes for each (RFC 5040 §4.1 Fig. 4, §4.2 Fig. 5; RFC 7306 §4.1 Fig. 2–3;
- * CONFORMANCE §2.6.2, RDMAP-04). 0xC–0xE are unassigned and 0xF is reserved (RFC 6580): a segment carrying one is
+ * docs/requirements.md §2.6.2, RDMAP-04). 0xC–0xE are unassigned and 0xF is reserved (RFC 6580): a segment carrying one is
  * answered with Unexpected OpCode (E-R9), as are 0x8–0xB at an endpoint without RFC 7306.
  */
 public enum RdmapOpcode {

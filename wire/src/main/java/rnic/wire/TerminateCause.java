@@ -1,7 +1,7 @@
 package rnic.wire;
 
 /**
- * Every DDP and RDMAP error of CONFORMANCE §3.2 (rows E-D0 … E-D13) and §3.3 (E-R0 … E-R21) with the Terminate it is
+ * Every DDP and RDMAP error of docs/requirements.md §3.2 (rows E-D0 … E-D13) and §3.3 (E-R0 … E-R21) with the Terminate it is
  * reported with: Layer, Error Type and Error Code (Terminate octets 0–1, RFC 5040 §4.8, RFC 5041 §7.2) and the HdrCt
  * bits M/D/R the table gives (RFC 5040 Fig. 10, SHOULD). MPA errors (§3.1, Layer 2) are {@link MpaErrorCode}.
  *
@@ -154,7 +154,7 @@ public enum TerminateCause {
         this.r = r;
     }
 
-    /** The CONFORMANCE §3 row, e.g. "E-D8". */
+    /** The docs/requirements.md §3 row, e.g. "E-D8". */
     public String row() {
         return row;
     }

@@ -7,7 +7,7 @@ package rnic.wire;
  *
  * <p>Verbs that are not one message are composed by the driver: RDMA Write with Immediate is an RDMA Write followed
  * by an Immediate Data message (RFC 7306 §6); the unmasked atomics are the masked ones with neutral masks
- * (CONFORMANCE §2.7.3).
+ * (docs/requirements.md §2.7.3).
  */
 public enum WqeOpcode {
     RDMA_WRITE(RdmapOpcode.RDMA_WRITE),

@@ -14,7 +14,7 @@ import spinal.lib.Stream;
 
 /**
  * CRC32c (Castagnoli) of each message on an AXI-Stream, one beat per cycle, for the MPA FPDU CRC (RFC 5044 §4.4,
- * CONFORMANCE §4: polynomial 0x1EDC6F41, reflected in and out, init and final XOR 0xFFFFFFFF).
+ * docs/requirements.md §4: polynomial 0x1EDC6F41, reflected in and out, init and final XOR 0xFFFFFFFF).
  *
  * <p>Ports: {@code s_axis_tdata[W-1:0]}, {@code s_axis_tkeep[W/8-1:0]}, {@code s_axis_tvalid}, {@code s_axis_tready},
  * {@code s_axis_tlast} in; one 32-bit result per message out on {@code m_axis_tdata[31:0]}, {@code m_axis_tvalid},

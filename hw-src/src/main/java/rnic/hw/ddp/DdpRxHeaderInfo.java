@@ -10,7 +10,7 @@ import spinal.core.UInt;
  * The head of one received DDP segment, as {@link DdpRxHeader} captures it: the first
  * {@value DdpConfig#HEADER_OCTETS} octets (octet {@code i} in bits {@code 8i+7 … 8i}; octets at or past the segment's
  * length read as 0), its length and its QP. That covers every DDP and RDMAP header the receive side parses: the
- * 18-octet untagged DDP header plus the longest RDMAP header, the 52-octet Atomic Request (CONFORMANCE §2.7.3).
+ * 18-octet untagged DDP header plus the longest RDMAP header, the 52-octet Atomic Request (docs/requirements.md §2.7.3).
  */
 public final class DdpRxHeaderInfo extends HwBundle {
     public final int qpBits;

@@ -23,7 +23,7 @@ import spinal.lib.bus.amba4.axi.Axi4ReadOnly;
  * transmitter frames.
  *
  * <p><b>Command.</b> {@code qp}, {@code header} (70 octets, octet 0 in bits 7:0: an untagged header (18) plus the
- * longest RDMAP header, an Atomic Request (52), CONFORMANCE §2.5, §2.7.3), {@code headerLength} (0 … 70 octets of it
+ * longest RDMAP header, an Atomic Request (52), docs/requirements.md §2.5, §2.7.3), {@code headerLength} (0 … 70 octets of it
  * used), {@code address} and {@code payloadLength} (the payload's place in memory, any alignment, 0 … 65535 octets;
  * the range wraps modulo 2^64), {@code tag}. {@code headerLength + payloadLength} must be 1 … 65535. The segment comes
  * out as ⌈(headerLength + payloadLength)/n⌉ beats with that length and the command's QP: header octets, then payload

@@ -9,7 +9,7 @@ import spinal.core.Bool;
 /**
  * The completion of one memory command of {@link DdpPlacer} or {@link DdpSegmentBuilder}, in command order: the
  * command's tag and whether the memory answered any of its bursts with an error ({@code xRESP} ≠ OKAY). The engines
- * turn an error into a local catastrophic error of the stream (CONFORMANCE §3, Terminate 0/0/00 "Local
+ * turn an error into a local catastrophic error of the stream (docs/requirements.md §3, Terminate 0/0/00 "Local
  * Catastrophic"; RFC 5040 §5.4) — the memory, not the peer, failed.
  */
 public final class MemoryDone extends HwBundle {

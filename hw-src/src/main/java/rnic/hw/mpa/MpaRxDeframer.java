@@ -25,7 +25,7 @@ import spinal.lib.Stream;
  * arrived). The buffer holds {@code ⌈65535 / (W/8)⌉} beats plus slack, a whole FPDU of any 16-bit ULPDU_Length (the
  * receiver must cope with FPDUs larger than a segment, T-10), so verdicts never wait on space.
  *
- * <p>Errors (CONFORMANCE §3.1, Terminate Layer 2 / EType 0): E-M2 CRC (code 2) when {@code crc} is on, E-M3 Marker
+ * <p>Errors (docs/requirements.md §3.1, Terminate Layer 2 / EType 0): E-M2 CRC (code 2) when {@code crc} is on, E-M3 Marker
  * (code 3), E-M1 (code 1) for a hole in the TCP sequence. MPA-43 allows silently dropping the segment instead; this
  * receiver reports (Appendix B item 1): {@code failed} rises with {@code errorCode} and {@code errorSeq} (first octet of
  * the offending FPDU, or the hole) after every earlier ULPDU has been delivered. TCP is not closed here (MPA-45).

@@ -17,7 +17,7 @@ import spinal.lib.Stream;
 
 /**
  * Second MPA receive stage (RFC 5044 §4–§6, §8): finds the FPDUs in the word stream of {@link MpaRxAlign} from their
- * ULPDU_Length (MPA-24), removes Markers, PAD and CRC, checks the CRC over the span CONFORMANCE §4.1 defines and every
+ * ULPDU_Length (MPA-24), removes Markers, PAD and CRC, checks the CRC over the span docs/requirements.md §4.1 defines and every
  * Marker's FPDUPTR, and hands on each FPDU's content words (ULPDU_Length, ULPDU, PAD) plus one verdict per FPDU.
  *
  * <p>Per beat the stage takes the rest of the current FPDU and, when that ends in the beat, the start of the next one,

@@ -24,7 +24,7 @@ import spinal.lib.Stream;
  * between its words, or right after its PAD (FPDUPTR = octets back to ULPDU_Length). At most one Marker falls in a beat
  * plus two words (W ≤ 512). The CRC32c covers every word spliced so far in the FPDU — leading Marker, content,
  * embedded Markers, a Marker after the PAD — and is appended after the last of them, least significant octet first
- * (CONFORMANCE §4.1). With CRC off the CRC field is zero.
+ * (docs/requirements.md §4.1). With CRC off the CRC field is zero.
  */
 public final class MpaTxSplice extends HwComponent {
 

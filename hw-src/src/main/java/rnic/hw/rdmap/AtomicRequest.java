@@ -9,7 +9,7 @@ import spinal.core.UInt;
 
 /**
  * One Atomic Operation for {@link RdmapAtomicUnit}: the operand fields of an Atomic Request (RFC 7306 §5.2.1,
- * CONFORMANCE §2.7.3) already in the target memory's byte order, the value read from the target, the low bits of the
+ * docs/requirements.md §2.7.3) already in the target memory's byte order, the value read from the target, the low bits of the
  * target address, and an opaque {@code tag} the unit hands back unchanged with the result.
  */
 public final class AtomicRequest extends HwBundle {

@@ -10,7 +10,7 @@ import spinal.core.Data;
 
 /**
  * Elaboration-time builder of a header octet vector (octet 0 in bits 7:0, {@value DdpConfig#HEADER_OCTETS} octets):
- * fields are put big-endian at their octet offset (RFC 5040/5041 wire order, CONFORMANCE §2.5–§2.7); octets never
+ * fields are put big-endian at their octet offset (RFC 5040/5041 wire order, docs/requirements.md §2.5–§2.7); octets never
  * put are 0. Not hardware itself: {@link #bits()} concatenates what was put.
  */
 final class HeaderOctets {

@@ -11,7 +11,7 @@ import spinal.core.UInt;
 import spinal.lib.Stream;
 
 /**
- * The arithmetic of the RFC 7306 Atomic Operations (§5.1; CONFORMANCE §2.9, RDMAP-28, RDMAP-32, RDMAP-33): masked
+ * The arithmetic of the RFC 7306 Atomic Operations (§5.1; docs/requirements.md §2.9, RDMAP-28, RDMAP-32, RDMAP-33): masked
  * FetchAdd and masked CmpSwap on one 64-bit value, one operation per cycle, {@value #LATENCY} cycles from
  * {@code request} to {@code result}.
  *

@@ -25,7 +25,7 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * The DDP and RDMAP engines of one RNIC, for {@code qpCount} QPs (one DDP stream each), between the MPA layer
  * (segments in and out, {@link DdpBeat}) and host memory (the {@link MemoryPort}), with the host's work requests,
  * receive buffers, STag registrations and QP setup as inputs and its events as output (RFC 5040, RFC 5041, RFC 7306;
- * CONFORMANCE §1.2, §1.3).
+ * docs/requirements.md §1.2, §1.3).
  *
  * <pre>
  *  rx ─► DdpRxHeader ─ head ─► RdmapRxControl ◄─► DdpTagValidator ◄─ stagProgram / stagInvalidate

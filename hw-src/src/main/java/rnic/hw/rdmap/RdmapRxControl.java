@@ -29,7 +29,7 @@ import spinal.lib.Stream;
 /**
  * The decisions of the DDP/RDMAP receive side, one segment head per cycle: for every received segment exactly one
  * placement command (place its payload, or consume and drop it), and the events, responder jobs and Terminate it
- * causes (RFC 5041 §5–§7, RFC 5040 §4–§7, RFC 7306 §5–§8; CONFORMANCE §2.5–§2.8, §3).
+ * causes (RFC 5041 §5–§7, RFC 5040 §4–§7, RFC 7306 §5–§8; docs/requirements.md §2.5–§2.8, §3).
  *
  * <p><b>Stage 1</b> (the head in {@code header}) checks what the head alone decides, in the golden model's order
  * ({@code rnic.model.ddp.DdpHeader}, {@code RdmapDecoder}, {@code DdpUntaggedReceiver}): a segment shorter than its
@@ -60,7 +60,7 @@ import spinal.lib.Stream;
  *
  * <p><b>Order.</b> Placements are issued in segment order; events and responder jobs wait until every placement issued
  * before them is done ({@code placed} pulses), so a receive completion follows its data and a Read Response or Atomic
- * Response reflects every earlier Write and Send on any QP (RFC 5040 §5.5, RFC 7306 §7, CONFORMANCE §2.8.4).
+ * Response reflects every earlier Write and Send on any QP (RFC 5040 §5.5, RFC 7306 §7, docs/requirements.md §2.8.4).
  */
 public final class RdmapRxControl extends HwComponent {
     /** Entries of each output buffer (events, jobs, Terminates). */

@@ -20,7 +20,7 @@ import spinal.lib.Stream;
 
 /**
  * The requester half of the RDMAP transmit side: turns host work requests into DDP segments, one segment per cycle
- * (RFC 5040 §4–§5, RFC 7306 §5–§6, RFC 5041 §5; CONFORMANCE §2.5–§2.8, DDP-05, DDP-14…DDP-17, RDMAP-02…RDMAP-07,
+ * (RFC 5040 §4–§5, RFC 7306 §5–§6, RFC 5041 §5; docs/requirements.md §2.5–§2.8, DDP-05, DDP-14…DDP-17, RDMAP-02…RDMAP-07,
  * RDMAP-12, RDMAP-30, RDMAP-40).
  *
  * <p>RDMA Write becomes tagged segments to the remote STag with the TO advancing; the Send family becomes untagged

@@ -5,7 +5,7 @@ import rnic.wire.Ddp;
 import rnic.wire.TerminateCause;
 
 /**
- * A DDP header (RFC 5041 §4, CONFORMANCE §2.5): {@link DdpTaggedHeader} (T=1, 14 octets) or {@link DdpUntaggedHeader}
+ * A DDP header (RFC 5041 §4, docs/requirements.md §2.5): {@link DdpTaggedHeader} (T=1, 14 octets) or {@link DdpUntaggedHeader}
  * (T=0, 18 octets). A sender writes Rsvd = 0 and DV = 01b; a receiver ignores Rsvd (DDP-08) and checks DV (DDP-09).
  */
 public sealed interface DdpHeader permits DdpTaggedHeader, DdpUntaggedHeader {
@@ -25,7 +25,7 @@ public sealed interface DdpHeader permits DdpTaggedHeader, DdpUntaggedHeader {
     /**
      * Reads the header at the buffer's position. The T flag of the first octet decides the layout (T-19); then
      * <ul>
-     * <li>fewer octets than that header are {@link TerminateCause#DDP_LOCAL_CATASTROPHIC}: CONFORMANCE §2.2 calls it an
+     * <li>fewer octets than that header are {@link TerminateCause#DDP_LOCAL_CATASTROPHIC}: docs/requirements.md §2.2 calls it an
      * invalid header without naming a code, and E-D0 is the one DDP row sent without a Terminated DDP Header, which
      * cannot be echoed whole here;</li>
      * <li>DV ≠ 01b is {@link TerminateCause#DDP_TAGGED_INVALID_VERSION} or

@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /**
  * One DDP segment, the ULPDU of one MPA FPDU (RFC 5041 §4, MPA-01): a header, then payload (for RDMAP, its header if
- * the message has one, then ULP data; CONFORMANCE §2.1).
+ * the message has one, then ULP data; docs/requirements.md §2.1).
  *
  * @param header  tagged or untagged DDP header
  * @param payload the octets after the header

@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import rnic.wire.Ddp;
 
 /**
- * The Tagged Buffer DDP header (RFC 5041 §4.2, CONFORMANCE §2.5.2, DDP-10 … DDP-12).
+ * The Tagged Buffer DDP header (RFC 5041 §4.2, docs/requirements.md §2.5.2, DDP-10 … DDP-12).
  *
  * <pre>
  *  0                   1                   2                   3

@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import rnic.wire.Ddp;
 
 /**
- * The Untagged Buffer DDP header (RFC 5041 §4.3, CONFORMANCE §2.5.3, DDP-13 … DDP-16).
+ * The Untagged Buffer DDP header (RFC 5041 §4.3, docs/requirements.md §2.5.3, DDP-13 … DDP-16).
  *
  * <pre>
  *  0                   1                   2                   3

@@ -20,9 +20,9 @@ import rnic.wire.TerminateCause;
  * <li>the queue has a buffer, else {@link TerminateCause#DDP_NO_BUFFER} (E-D9) — also for a zero-length message,
  * which still consumes one (T-15);</li>
  * <li>its MSN is the expected one, else {@link TerminateCause#DDP_INVALID_MSN} (E-D10): in order, the legal range of
- * DDP-29 (5) is that single MSN (CONFORMANCE §2.8.2);</li>
+ * DDP-29 (5) is that single MSN (docs/requirements.md §2.8.2);</li>
  * <li>its MO continues the octets already received, and lies inside the buffer when the segment has payload, else
- * {@link TerminateCause#DDP_INVALID_MO} (E-D11; the contiguity rule is CONFORMANCE's derived one);</li>
+ * {@link TerminateCause#DDP_INVALID_MO} (E-D11; the contiguity rule is the derived one of docs/requirements.md §3.2);</li>
  * <li>MO + length fits the buffer, else {@link TerminateCause#DDP_MESSAGE_TOO_LONG} (E-D12).</li>
  * </ol>
  * The L=1 segment delivers the message (its length is MO + payload length, DDP-24) and consumes the buffer. After the

@@ -175,7 +175,7 @@ public final class StagTable {
      * The remote invalidation a Send with (SE and) Invalidate asks for (RDMAP-13). An STag that is unknown or already
      * invalid fails with the operation cause 0/2/09, one of another PD or QP with the protection cause 0/1/09 (E-R6;
      * the EType split follows siw), and so does one bound to no QP: an STag shared by the streams of a PD is not
-     * invalidatable by a remote peer (RFC 5040 §8.1.1 item 7, RDMAP-26; CONFORMANCE E-R6 "not invalidatable"). On
+     * invalidatable by a remote peer (RFC 5040 §8.1.1 item 7, RDMAP-26; E-R6 "not invalidatable"). On
      * success the STag is no longer valid.
      */
     public Optional<TerminateCause> invalidateRemote(Stream s, int stag) {

@@ -4,7 +4,7 @@ import rnic.wire.TerminateCause;
 
 /**
  * A received segment or message that fails validation. Its {@link TerminateCause} decides the Terminate the stream
- * sends (DDP-31, DDP-32, RDMAP-17, CONFORMANCE §3.2–§3.3).
+ * sends (DDP-31, DDP-32, RDMAP-17, docs/requirements.md §3.2–§3.3).
  */
 public final class TerminateException extends Exception {
     private static final long serialVersionUID = 1L;

@@ -12,7 +12,7 @@ import java.util.zip.CRC32C;
  * least significant octet first. With Markers on, a Marker is inserted wherever the stream reaches a multiple of 512
  * octets from {@code seqStart}: at the start of an FPDU (FPDUPTR 0, covered by that FPDU's CRC), inside it
  * (FPDUPTR = distance back to its ULPDU_Length), or right after the PAD (still this FPDU's, covered by its CRC).
- * The CRC covers every octet of the FPDU before the CRC field, Markers included (CONFORMANCE §4.1).
+ * The CRC covers every octet of the FPDU before the CRC field, Markers included (docs/requirements.md §4.1).
  *
  * <p>Segmentation policy (an optimized transmitter, Appendix A): one FPDU per TCP segment, the segment starting at
  * the FPDU's first octet (its leading Marker, if any). Only an FPDU longer than EMSS — possible because MULPDU never

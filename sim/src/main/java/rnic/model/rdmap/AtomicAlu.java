@@ -2,7 +2,7 @@ package rnic.model.rdmap;
 
 /**
  * Golden model of the two RFC 7306 Atomic Operations on one 64-bit value (RFC 7306 §5.1.1 FetchAdd, §5.1.2 CmpSwap;
- * CONFORMANCE §2.9, RDMAP-32, RDMAP-33, trap T-25). Values are in the target memory's byte order: the byte swap of
+ * docs/requirements.md §2.9, RDMAP-32, RDMAP-33, trap T-25). Values are in the target memory's byte order: the byte swap of
  * the big-endian wire operands (T-26) and the read-modify-write belong to the caller.
  *
  * <p>Each operation is written straight from the RFC's pseudocode, FetchAdd as its bit loop, so that this model stays

@@ -3,7 +3,7 @@ package rnic.model.rdmap;
 import java.util.List;
 
 /**
- * The worked examples of CONFORMANCE §2.9 (RFC 7306 §5.1), with the new memory value the document gives for each:
+ * The worked examples of docs/requirements.md §2.9 (RFC 7306 §5.1), with the new memory value the document gives for each:
  * golden data for the model and for the hardware, not computed by either.
  */
 public final class AtomicExamples {
@@ -13,7 +13,7 @@ public final class AtomicExamples {
     /**
      * One worked example.
      *
-     * @param id       the row of CONFORMANCE §2.9 (F1 … F6, C1 … C4)
+     * @param id       the row of docs/requirements.md §2.9 (F1 … F6, C1 … C4)
      * @param op       the operands
      * @param newValue the memory value after the operation, as the document gives it
      * @param write    whether memory is written (false only where the document says "unchanged")

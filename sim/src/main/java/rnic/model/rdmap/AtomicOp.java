@@ -4,7 +4,7 @@ import java.util.Random;
 import rnic.wire.AtomicOpcode;
 
 /**
- * The operands of one Atomic Operation as the Atomic Request carries them (RFC 7306 §5.2.1, CONFORMANCE §2.7.3),
+ * The operands of one Atomic Operation as the Atomic Request carries them (RFC 7306 §5.2.1, docs/requirements.md §2.7.3),
  * together with the Original Remote Data Value read from the target, all in the target memory's byte order.
  *
  * @param opcode        FetchAdd or CmpSwap
@@ -17,7 +17,7 @@ import rnic.wire.AtomicOpcode;
 public record AtomicOp(AtomicOpcode opcode, long original, long addOrSwapData, long addOrSwapMask, long compareData,
         long compareMask) {
 
-    /** A FetchAdd with the compare fields as a Requester sends them (0 and all ones, CONFORMANCE §2.7.3). */
+    /** A FetchAdd with the compare fields as a Requester sends them (0 and all ones, docs/requirements.md §2.7.3). */
     public static AtomicOp fetchAdd(long original, long addData, long addMask) {
         return new AtomicOp(AtomicOpcode.FETCH_ADD, original, addData, addMask, 0L, -1L);
     }

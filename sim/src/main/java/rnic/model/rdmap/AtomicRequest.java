@@ -8,7 +8,7 @@ import rnic.wire.RdmapOpcode;
 import rnic.wire.TerminateCause;
 
 /**
- * An Atomic Request, whose DDP message is exactly its 52-octet header (RFC 7306 §5.2.1 Fig. 4, CONFORMANCE §2.7.3,
+ * An Atomic Request, whose DDP message is exactly its 52-octet header (RFC 7306 §5.2.1 Fig. 4, docs/requirements.md §2.7.3,
  * RDMAP-30, RDMAP-31). It travels untagged on QN 1, sharing MSNs and IRD/ORD with Read Requests.
  *
  * <pre>

@@ -6,7 +6,7 @@ import rnic.wire.RdmapOpcode;
 
 /**
  * An Atomic Response, whose DDP message is exactly its 12-octet header (RFC 7306 §5.2.2 Fig. 6, App. A.2;
- * CONFORMANCE §2.7.4; RDMAP-35, RDMAP-36; 12 octets, not the "32 bytes" of RFC 7306 §4: T-24). It travels untagged on
+ * docs/requirements.md §2.7.4; RDMAP-35, RDMAP-36; 12 octets, not the "32 bytes" of RFC 7306 §4: T-24). It travels untagged on
  * QN 3 (T-23).
  *
  * <pre>

@@ -109,7 +109,7 @@ public sealed interface EndpointAction {
      * ({@link RdmapEndpoint.Source#TERMINATE}).
      *
      * @param qp    the QP
-     * @param cause the error, with its CONFORMANCE §3 row
+     * @param cause the error, with its docs/requirements.md §3 row
      */
     record Failure(int qp, TerminateCause cause) implements EndpointAction {
     }

@@ -5,7 +5,7 @@ import rnic.wire.Rdmap;
 import rnic.wire.RdmapOpcode;
 
 /**
- * Immediate Data or Immediate Data with SE (RFC 7306 §6, CONFORMANCE §2.7.5, RDMAP-40): exactly 8 opaque octets,
+ * Immediate Data or Immediate Data with SE (RFC 7306 §6, docs/requirements.md §2.7.5, RDMAP-40): exactly 8 opaque octets,
  * untagged on QN 0, consuming one receive buffer like a Send.
  *
  * @param opcode {@link RdmapOpcode#IMMEDIATE_DATA} or {@link RdmapOpcode#IMMEDIATE_DATA_WITH_SE}

@@ -6,7 +6,7 @@ import rnic.wire.RdmapOpcode;
 import rnic.wire.TerminateCause;
 
 /**
- * The RDMAP Control Field, the first RsvdULP octet of every DDP segment (RFC 5040 §4.1, CONFORMANCE §2.6.1, RDMAP-02).
+ * The RDMAP Control Field, the first RsvdULP octet of every DDP segment (RFC 5040 §4.1, docs/requirements.md §2.6.1, RDMAP-02).
  *
  * <pre>
  *  0 1 2 3 4 5 6 7

@@ -60,7 +60,7 @@ import rnic.wire.TerminateCause;
  *
  * <h2>Decisions (the hardware follows these)</h2>
  * <ol>
- * <li><b>Inbound check order</b> (the first failure decides; CONFORMANCE §3, RDMAP-17 (4)): (a) a failed QP drops the
+ * <li><b>Inbound check order</b> (the first failure decides; docs/requirements.md §3, RDMAP-17 (4)): (a) a failed QP drops the
  * segment ({@link Dropped}, DDP-31); (b) the DDP header, {@link DdpSegment#parse}: too short for its header E-D0, DV
  * E-D7/E-D13; (c) {@link RdmapDecoder#check}: QN not an RDMAP queue E-D8, RV E-R8, opcode E-R9, opcode against T/QN
  * E-R10; (d) tagged: a Read Response with no Read outstanding E-R11, then {@link StagTable#checkPlacement} E-D1 … E-D6
@@ -71,12 +71,12 @@ import rnic.wire.TerminateCause;
  * <li><b>A message's RsvdULP is its first segment's</b> (opcode and Invalidate STag), latched per QN until its L=1
  * segment. Later segments pass check (c) on their own, but their RsvdULP is otherwise ignored (DDP-13: the receiver
  * need not verify it is the same and may use any segment's).</li>
- * <li><b>Untagged buffers</b> (CONFORMANCE §2.8.1): QN 0 holds the posted receive buffers; QN 1 holds IRD slots of 52
+ * <li><b>Untagged buffers</b> (docs/requirements.md §2.8.1): QN 0 holds the posted receive buffers; QN 1 holds IRD slots of 52
  * octets (the larger of a Read Request, 28, and an Atomic Request, 52), IRD of them free at start; QN 2 one 52-octet
  * slot (the largest Terminate: 4 + 2 + 18 + 28); QN 3 one 12-octet slot per Atomic Request this endpoint has started
  * sending (decision 11) and not yet seen answered. Hence: more requests outstanding than IRD is the receiver's
  * no-buffer check on QN 1, reported as {@link TerminateCause#IRD_EXCEEDED} 1/2/02 (E-R12, Appendix B item 4); an
- * Atomic Response with no Atomic outstanding is E-D9 1/2/02 (no QN 3 slot, CONFORMANCE E-R19's "1/2/02 if no QN 3
+ * Atomic Response with no Atomic outstanding is E-D9 1/2/02 (no QN 3 slot, E-R19's "1/2/02 if no QN 3
  * buffer"); a header-only message longer than its slot is E-D12, one that fits but has the wrong length is
  * E-R15/E-R20 (decision 4).</li>
  * <li><b>Header-only messages</b> (Read Request, Atomic Request/Response, Terminate, Immediate Data) are captured, at
@@ -99,7 +99,7 @@ import rnic.wire.TerminateCause;
  * only when the ALU says so, then the Atomic Response on QN 3 (its MSN counting Atomic Responses, T-23) with the
  * original value big-endian. So a second Atomic is not processed until the first's response is generated (RFC 7306
  * §7).</li>
- * <li><b>Responses in request order</b>: one FIFO per QP for Read and Atomic responses (RFC 7306 §7, CONFORMANCE
+ * <li><b>Responses in request order</b>: one FIFO per QP for Read and Atomic responses (RFC 7306 §7, docs/requirements.md
  * §2.8.4, RDMAP-11, RDMAP-35); a request holds its IRD slot from its delivery until the last segment of its response
  * is generated.</li>
  * <li><b>Read Response</b>: {@link TaggedMessage#readResponse} through the QP's {@link DdpSegmenter} at its MULPDU,
@@ -176,7 +176,7 @@ public final class RdmapEndpoint {
             + Ddp.UNTAGGED_HEADER_SIZE + Rdmap.READ_REQUEST_HEADER_SIZE;
     /** A QN 3 slot: one Atomic Response (decision 3). */
     static final int ATOMIC_RESPONSE_SLOT = Rdmap.ATOMIC_RESPONSE_HEADER_SIZE;
-    /** Offset of QN in an untagged DDP header (CONFORMANCE §2.5.3). */
+    /** Offset of QN in an untagged DDP header (docs/requirements.md §2.5.3). */
     private static final int QN_OFFSET = 6;
     /** Octets of a header-only message kept (decision 4): the largest RDMAP header. */
     static final int CAPTURE = Rdmap.ATOMIC_REQUEST_HEADER_SIZE;

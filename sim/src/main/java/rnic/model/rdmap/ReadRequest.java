@@ -6,7 +6,7 @@ import rnic.wire.Rdmap;
 import rnic.wire.RdmapOpcode;
 
 /**
- * An RDMA Read Request, whose DDP message is exactly its 28-octet header (RFC 5040 §4.4, §5.2.1; CONFORMANCE §2.7.1;
+ * An RDMA Read Request, whose DDP message is exactly its 28-octet header (RFC 5040 §4.4, §5.2.1; docs/requirements.md §2.7.1;
  * RDMAP-07, RDMAP-08). The same layout is the Terminated RDMA Header of a Terminate (RDMAP-16).
  *
  * <pre>

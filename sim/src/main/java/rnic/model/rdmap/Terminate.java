@@ -12,7 +12,7 @@ import rnic.wire.RdmapOpcode;
 import rnic.wire.TerminateCause;
 
 /**
- * A Terminate message (RFC 5040 §4.8 Fig. 7–8, §5.4, §7.1; CONFORMANCE §2.7.2; RDMAP-14 … RDMAP-17): untagged on QN 2,
+ * A Terminate message (RFC 5040 §4.8 Fig. 7–8, §5.4, §7.1; docs/requirements.md §2.7.2; RDMAP-14 … RDMAP-17): untagged on QN 2,
  * MSN 1, its DDP message being this header.
  *
  * <pre>
@@ -95,7 +95,7 @@ public record Terminate(int layer, int etype, int errorCode, boolean segmentLeng
         return new Terminate(cause.layer().code(), cause.etype(), cause.code(), false, 0, null, null);
     }
 
-    /** The Terminate for an MPA error (Layer 2, EType 0, CONFORMANCE §3.1): no headers. */
+    /** The Terminate for an MPA error (Layer 2, EType 0, docs/requirements.md §3.1): no headers. */
     public static Terminate llp(MpaErrorCode code) {
         return new Terminate(MpaErrorCode.LAYER, MpaErrorCode.ETYPE, code.code(), false, 0, null, null);
     }

@@ -194,7 +194,7 @@ public sealed interface WorkRequest {
         return new Immediate(wrId, RdmapOpcode.IMMEDIATE_DATA_WITH_SE, data);
     }
 
-    /** A masked FetchAdd; the unused compare fields are sent as 0 and all ones (CONFORMANCE §2.7.3). */
+    /** A masked FetchAdd; the unused compare fields are sent as 0 and all ones (docs/requirements.md §2.7.3). */
     static Atomic fetchAdd(long wrId, int remoteStag, long remoteTo, long addData, long addMask, long localAddress) {
         return new Atomic(wrId, AtomicOpcode.FETCH_ADD, remoteStag, remoteTo, addData, addMask, 0L, -1L,
                 localAddress);

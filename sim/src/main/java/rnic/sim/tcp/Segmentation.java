@@ -6,7 +6,7 @@ import rnic.sim.TcpPayloadSource;
 
 /**
  * How a sender cuts its byte stream into TCP segments — or, equivalently for the receiver, how a middlebox
- * re-segments it. MPA receivers must not depend on segment boundaries (CONFORMANCE MPA-23, RFC 5044 §5.1, App. A.4):
+ * re-segments it. MPA receivers must not depend on segment boundaries (MPA-23, RFC 5044 §5.1, App. A.4):
  * FPDUs may straddle segments, several may share one, and a segment may carry a single octet.
  *
  * <p>{@link #next} is asked for the size of each new segment; the result is clamped to {@code 1 … min(available,

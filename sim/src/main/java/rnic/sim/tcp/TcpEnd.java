@@ -6,7 +6,7 @@ import rnic.transport.TcpConnection;
  * One end of a {@link TcpChannel}: the host's view of the connection ({@link TcpConnection}) and, after
  * {@link #handOver()}, the core's (the {@code core…} methods, used by {@link TcpRxDriver} and {@link TcpTxMonitor}).
  *
- * <p><b>The switch (CONFORMANCE MPA-26, MPA-27).</b> Before the hand-over the host exchanges plain stream octets, the
+ * <p><b>The switch (MPA-26, MPA-27).</b> Before the hand-over the host exchanges plain stream octets, the
  * MPA Request and Reply. {@link #handOver()} moves both directions to the core at one exact octet each: the receive
  * side at {@link #receiveSequence()} — every octet the host has not read, whether it has already arrived or not, goes
  * to the core's tcpRx, none before — and the send side at {@link #sendSequence()}: the core's tcpTx segments go on the

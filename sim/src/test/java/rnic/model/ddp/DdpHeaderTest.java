@@ -12,7 +12,7 @@ import rnic.model.Hex;
 import rnic.wire.TerminateCause;
 
 /**
- * DDP headers and segments against CONFORMANCE §2.5 and the DDP headers inside the §2.10 and §4.2 dumps, the DV and
+ * DDP headers and segments against docs/requirements.md §2.5 and the DDP headers inside the §2.10 and §4.2 dumps, the DV and
  * truncation errors of §3.2, and random round trips.
  *
  * <p>Requirements: DDP-06, DDP-07, DDP-08, DDP-09, DDP-10, DDP-11, DDP-12, DDP-13, DDP-14, DDP-16, DDP-32; rows

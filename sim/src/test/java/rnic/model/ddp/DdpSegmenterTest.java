@@ -11,7 +11,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The DDP segmenter against the segmentation vectors of CONFORMANCE §1.2 (DDP-12, DDP-16), the MSN rules of §2.8.2 and
+ * The DDP segmenter against the segmentation vectors of docs/requirements.md §1.2 (DDP-12, DDP-16), the MSN rules of §2.8.2 and
  * random message sizes and MULPDUs.
  *
  * <p>Requirements: DDP-01, DDP-07, DDP-12, DDP-14, DDP-15, DDP-16, DDP-17, DDP-19, MPA-03 (DDP side).

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import rnic.wire.TerminateCause;
 
 /**
- * The untagged receive checks of DDP-29 in their order, each producing its CONFORMANCE §3.2 row, delivery (DDP-23,
+ * The untagged receive checks of DDP-29 in their order, each producing its docs/requirements.md §3.2 row, delivery (DDP-23,
  * DDP-24), zero-length Sends (T-15) and the silence after an error (DDP-31).
  *
  * <p>Requirements: DDP-15, DDP-23, DDP-24, DDP-29, DDP-31, DDP-32, RDMAP-12 (a Send larger than the buffer); rows
@@ -73,7 +73,7 @@ class DdpUntaggedReceiverTest {
 
     /**
      * E-D11: an MO that skips octets, or one at the end of the buffer with payload, is 1/2/04 (DDP-29 check 3, the
-     * contiguity rule being CONFORMANCE's derived one).
+     * contiguity rule being the derived one of docs/requirements.md §3.2).
      */
     @Test
     void moOutsideTheBuffer() throws TerminateException {

@@ -19,7 +19,7 @@ import rnic.model.ddp.StagTable.Stream;
 import rnic.wire.TerminateCause;
 
 /**
- * The memory-protection model: every check of DDP-30 and RDMAP-19, with the CONFORMANCE §3.2/§3.3 row each failure
+ * The memory-protection model: every check of DDP-30 and RDMAP-19, with the docs/requirements.md §3.2/§3.3 row each failure
  * produces, zero-based and VA-based buffers, the zero-length exemptions, atomic targets and remote invalidation, and a
  * random comparison against a big-integer restatement of the checks.
  *

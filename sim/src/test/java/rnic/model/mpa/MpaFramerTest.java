@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import rnic.model.Hex;
 
 /**
- * The MPA transmitter model against the byte dumps of CONFORMANCE §2.10, §4.2 (RFC 5044 Figs. 5, 6), §4.4 and the
+ * The MPA transmitter model against the byte dumps of docs/requirements.md §2.10, §4.2 (RFC 5044 Figs. 5, 6), §4.4 and the
  * repaired Fig. 4 (T-09), and the MULPDU table §2.3.4.
  *
  * <p>Requirements: MPA-01, MPA-02, MPA-07, MPA-08, MPA-12, MPA-13, MPA-15, MPA-19, MPA-21, MPA-22, MPA-37.
@@ -79,7 +79,7 @@ class MpaFramerTest {
         assertEquals(head.length + 4, fpdu.length);
     }
 
-    /** CONFORMANCE §2.10 golden FPDUs (no Markers, CRC on): the framer reproduces each one octet for octet. */
+    /** docs/requirements.md §2.10 golden FPDUs (no Markers, CRC on): the framer reproduces each one octet for octet. */
     @Test
     void goldenFpdus() {
         String[] dumps = {

@@ -13,7 +13,7 @@ import rnic.wire.MpaErrorCode;
 import rnic.wire.MpaStartupFrame;
 
 /**
- * MPA Request/Reply encode and decode against CONFORMANCE §2.4.4, and the E-M4 cases of §3.1.
+ * MPA Request/Reply encode and decode against docs/requirements.md §2.4.4, and the E-M4 cases of §3.1.
  *
  * <p>Requirements: MPA-27, MPA-28, MPA-30, MPA-31, MPA-32, MPA-48, MPA-51 (frame level), MPA-52.
  */

@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import rnic.wire.AtomicOpcode;
 
 /**
- * The Atomic Operation model against the worked examples of CONFORMANCE §2.9 (golden values from the document) and,
+ * The Atomic Operation model against the worked examples of docs/requirements.md §2.9 (golden values from the document) and,
  * over random operands weighted towards edge cases, against restatements of RFC 7306 §5.1 that share no code with
  * the pseudocode: FetchAdd as an independent add per mask-delimited field, CmpSwap as a per-bit compare and select.
  *

@@ -21,7 +21,7 @@ import rnic.wire.RdmapOpcode;
 import rnic.wire.TerminateCause;
 
 /**
- * The RDMAP receive checks that need no connection state, each producing its CONFORMANCE §3 row, and the Terminate
+ * The RDMAP receive checks that need no connection state, each producing its docs/requirements.md §3 row, and the Terminate
  * sent for the failing segment checked octet by octet; fields a receiver must ignore (Rsv, Invalidate STag, AOpCode
  * Reserved) and zero-length messages.
  *
@@ -45,7 +45,7 @@ class RdmapDecoderTest {
     }
 
     /**
-     * Asserts that {@code ulpdu} fails with {@code cause} ({@code table} as CONFORMANCE §3 writes it) and that the
+     * Asserts that {@code ulpdu} fails with {@code cause} ({@code table} as docs/requirements.md §3 writes it) and that the
      * Terminate for it starts with {@code control} (Layer/EType, Error Code, HdrCt, reserved) followed by the whole
      * segment's length and its DDP header as received (RDMAP-15, RDMAP-16, RDMAP-17 rule 2, T-19).
      */

@@ -39,7 +39,7 @@ import rnic.wire.TerminateCause;
 
 /**
  * Every Terminate cause that can come from the wire, produced once by {@link RdmapEndpoint} from one bad inbound
- * segment, and the Terminate it sends checked field by field against the CONFORMANCE §3 row as the table writes it
+ * segment, and the Terminate it sends checked field by field against the docs/requirements.md §3 row as the table writes it
  * ({@code "L/ET/EC MDR"}): Layer, EType, Error Code, M, D, R; the DDP Segment Length (the whole segment, Appendix B
  * item 6); the Terminated DDP Header (the bad segment's first 14 or 18 octets, T-19); the Terminated RDMA Header (the
  * Read Request, E-R1 … E-R5); the Terminate's own header (QN 2, MSN 1, MO 0, L=1, T-21). After it: the QP sends nothing
@@ -281,7 +281,7 @@ class RdmapEndpointErrorTest {
                     0000: 00 2a 41 47 00 00 00 00 00 00 00 02 00 00 00 01
                     0010: 00 00 00 00 12 01 c0 00 00 22 41 43 00 00 00 00
                     0020: 00 00 00 07 00 00 00 01 00 00 00 00 9c 3a f7 b1""")), Hex.show(terminate),
-                    "CONFORMANCE §2.10 Terminate");
+                    "docs/requirements.md §2.10 Terminate");
         }
 
         assertEquals(List.of(), e.transmitAll(QP));

@@ -43,7 +43,7 @@ import rnic.wire.RdmapOpcode;
  *
  * <p>The expectation is the test's own: every Write, Read, Send and Immediate Data gets fresh destination octets, so
  * the final memories are known whatever the interleaving and are compared whole — octets nobody should write included;
- * Atomics on private slots get the CONFORMANCE §2.9 carry-save and CmpSwap formulas (not the model's bit loop);
+ * Atomics on private slots get the docs/requirements.md §2.9 carry-save and CmpSwap formulas (not the model's bit loop);
  * FetchAdds from two QPs to one shared counter per PD must return distinct originals that chain up to the final value
  * (RDMAP-37). Requester completions per QP are exactly the posted requests in order, receive completions the Sends and
  * Immediate Data in the order sent, with their lengths, opcodes, SE, values and invalidated STags.
@@ -133,7 +133,7 @@ class RdmapEndpointRandomTest {
         };
     }
 
-    /** The new value of an Atomic target, from CONFORMANCE §2.9's formulas. */
+    /** The new value of an Atomic target, from docs/requirements.md §2.9's formulas. */
     static long expectedAtomic(AtomicOp op) {
         long o = op.original();
         long d = op.addOrSwapData();

@@ -41,12 +41,12 @@ import rnic.wire.TerminateCause;
 /**
  * {@link RdmapEndpoint}, operation by operation: two endpoints back to back ({@link EndpointLink}) run every RDMAP
  * operation; memory is compared with an expectation the test builds itself, the wire with segment headers written out
- * here and with the CONFORMANCE §2.10 dumps; plus the ordering, ORD/IRD and Terminate-stream rules of the model's
+ * here and with the docs/requirements.md §2.10 dumps; plus the ordering, ORD/IRD and Terminate-stream rules of the model's
  * decisions. Error causes are {@link RdmapEndpointErrorTest}'s, random mixes {@link RdmapEndpointRandomTest}'s.
  *
  * <p>Requirements: DDP-12, DDP-15, DDP-16, DDP-17, DDP-18, DDP-19, DDP-21, DDP-24, DDP-31, RDMAP-05 … RDMAP-14,
  * RDMAP-20 … RDMAP-24, RDMAP-30, RDMAP-32 … RDMAP-36, RDMAP-38 … RDMAP-40; T-15, T-21, T-23, T-26, T-29, T-31,
- * T-33; CONFORMANCE §2.8.2 (Atomic correlation example), §2.8.4, §2.9 (worked examples), §2.10 (golden FPDUs).
+ * T-33; docs/requirements.md §2.8.2 (Atomic correlation example), §2.8.4, §2.9 (worked examples), §2.10 (golden FPDUs).
  */
 class RdmapEndpointTest {
 
@@ -243,7 +243,7 @@ class RdmapEndpointTest {
     }
 
     /**
-     * RDMAP-32, RDMAP-33, RDMAP-36, RDMAP-38, T-23, T-26, CONFORMANCE §2.9: the ten worked examples F1 … F6 and
+     * RDMAP-32, RDMAP-33, RDMAP-36, RDMAP-38, T-23, T-26, docs/requirements.md §2.9: the ten worked examples F1 … F6 and
      * C1 … C4 run over the wire; the target holds the document's new value (little-endian), is written only where the
      * document changes it (C2 is not written), and the requester stores the original value at its local address. The
      * k-th Atomic Response is QN 3 MSN k and echoes Request Identifier k, the request's QN 1 MSN (decision 12).
@@ -283,7 +283,7 @@ class RdmapEndpointTest {
     }
 
     /**
-     * RDMAP-04, CONFORMANCE §2.10: the requester sends the Write, Read Request and Immediate Data of the golden dumps
+     * RDMAP-04, docs/requirements.md §2.10: the requester sends the Write, Read Request and Immediate Data of the golden dumps
      * octet for octet; the responder answers the golden Read Request with the Read Response to Sink 0x11111111/0x2000
      * and the golden Atomic Request (0x29 at TO 0x4000) with the golden Atomic Response, leaving 0x2A; it places the
      * golden Write and delivers the golden Immediate Data.
@@ -377,7 +377,7 @@ class RdmapEndpointTest {
     }
 
     /**
-     * RDMAP-11, RDMAP-30, RDMAP-35, RDMAP-39, CONFORMANCE §2.8.2 example and §2.8.4: Read, Atomic A, Read, Atomic B
+     * RDMAP-11, RDMAP-30, RDMAP-35, RDMAP-39, docs/requirements.md §2.8.2 example and §2.8.4: Read, Atomic A, Read, Atomic B
      * carry QN 1 MSNs 1 … 4; the responder answers in request order, A on QN 3 MSN 1 (Request Identifier 2) and B on
      * QN 3 MSN 2 (Request Identifier 4), and executes B after A: B's FetchAdd sees A's result.
      */

@@ -17,7 +17,7 @@ import rnic.wire.RdmapOpcode;
 import rnic.wire.TerminateCause;
 
 /**
- * Every RDMAP message of the CONFORMANCE §2.10 golden FPDUs (and the Send of RFC 5044 Fig. 5, §4.2) built from the
+ * Every RDMAP message of the docs/requirements.md §2.10 golden FPDUs (and the Send of RFC 5044 Fig. 5, §4.2) built from the
  * fields the text names, segmented as the first message of its queue, compared octet for octet with the dump's ULPDU,
  * and decoded back; the opcode table of §2.6.2 and the header sizes of §2.7.
  *
@@ -118,7 +118,7 @@ class RdmapGoldenTest {
     }
 
     /**
-     * §2.6.2 opcode table as CONFORMANCE writes it: opcode, T, QN, RDMAP header octets (§2.7), ULP payload, valid
+     * §2.6.2 opcode table as docs/requirements.md writes it: opcode, T, QN, RDMAP header octets (§2.7), ULP payload, valid
      * Invalidate STag, Solicited Event; and the Control octet 0x40 | opcode of §2.6.1 (RDMAP-01, RDMAP-02, RDMAP-03,
      * RDMAP-04, RDMAP-29).
      */

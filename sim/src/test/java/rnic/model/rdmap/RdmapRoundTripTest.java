@@ -18,7 +18,7 @@ import rnic.wire.RdmapOpcode;
 
 /**
  * Random RDMAP messages of every opcode through the whole model as a scoreboard would use it — segmenter, wire octets,
- * segment parser, RDMAP checks, untagged receive checks, decoder — and the MSN sequences CONFORMANCE §2.8.2 gives for
+ * segment parser, RDMAP checks, untagged receive checks, decoder — and the MSN sequences docs/requirements.md §2.8.2 gives for
  * the shared queues.
  *
  * <p>Requirements: RDMAP-01, RDMAP-04, RDMAP-06, RDMAP-29, RDMAP-30, RDMAP-35, RDMAP-40, DDP-14, DDP-15, DDP-17,

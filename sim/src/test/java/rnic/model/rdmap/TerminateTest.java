@@ -27,7 +27,7 @@ import rnic.wire.RdmapOpcode;
 import rnic.wire.TerminateCause;
 
 /**
- * The Terminate message: every row of CONFORMANCE §3.2 and §3.3 as a cause with the table's Layer/EType/Code and HdrCt,
+ * The Terminate message: every row of docs/requirements.md §3.2 and §3.3 as a cause with the table's Layer/EType/Code and HdrCt,
  * the optional fields and their sizes (§2.7.2), the progress update of the Terminated RDMA Header, outbound and LLP
  * Terminates, and decoding what was sent.
  *
@@ -37,7 +37,7 @@ import rnic.wire.TerminateCause;
 class TerminateTest {
     static final RdmapDecoder DECODER = new RdmapDecoder(true);
 
-    /** CONFORMANCE §3.2 and §3.3 as "row constant L/ET/EC MDR", the two-valued rows as this project resolved them. */
+    /** docs/requirements.md §3.2 and §3.3 as "row constant L/ET/EC MDR", the two-valued rows as this project resolved them. */
     static final String TABLE = """
             E-D0 DDP_LOCAL_CATASTROPHIC 1/0/00 000
             E-D1 DDP_INVALID_STAG 1/1/00 110

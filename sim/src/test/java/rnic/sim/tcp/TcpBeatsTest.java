@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The core-facing conversions at W = 32, 64 and 512, pure Java, against the byte stream (CONFORMANCE MPA-23 on the
+ * The core-facing conversions at W = 32, 64 and 512, pure Java, against the byte stream (MPA-23 on the
  * core's side: however the octets are cut into beats, they are the stream).
  *
  * <ul>

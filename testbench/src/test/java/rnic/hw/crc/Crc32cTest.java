@@ -19,10 +19,10 @@ import rnic.sim.Tb;
 
 /**
  * Verilator testbench of {@link Crc32c} at every supported width, against {@link java.util.zip.CRC32C} and the CRC
- * vectors of CONFORMANCE §4 (RFC 5044 Figs. 5 and 6, RFC 3720 B.4, the catalogue check value, the derived Marker
+ * vectors of docs/requirements.md §4 (RFC 5044 Figs. 5 and 6, RFC 3720 B.4, the catalogue check value, the derived Marker
  * edge cases of §4.4) and the golden FPDUs of §2.10.
  *
- * <p>Requirements: MPA-19/MPA-20 (CRC32c over the FPDU, computed as iSCSI does; CONFORMANCE §4.1 coverage and wire
+ * <p>Requirements: MPA-19/MPA-20 (CRC32c over the FPDU, computed as iSCSI does; docs/requirements.md §4.1 coverage and wire
  * order), exercised here at the CRC-engine level; the MPA framer tests cover the FPDU span itself.
  */
 class Crc32cTest {
@@ -59,13 +59,13 @@ class Crc32cTest {
         return out;
     }
 
-    /** The wire CRC octets (least significant first, CONFORMANCE §4.1) as the CRC value. */
+    /** The wire CRC octets (least significant first, docs/requirements.md §4.1) as the CRC value. */
     private static long wire(String octets) {
         byte[] b = hex(octets);
         return (b[0] & 0xFFL) | (b[1] & 0xFFL) << 8 | (b[2] & 0xFFL) << 16 | (b[3] & 0xFFL) << 24;
     }
 
-    /** A golden FPDU of CONFORMANCE §2.10: the CRC covers every octet but the last four, which carry it. */
+    /** A golden FPDU of docs/requirements.md §2.10: the CRC covers every octet but the last four, which carry it. */
     private static Vector golden(String name, String dump) {
         StringBuilder sb = new StringBuilder();
         for (String line : dump.strip().split("\n")) {
@@ -154,7 +154,7 @@ class Crc32cTest {
         }
     }
 
-    /** CONFORMANCE §4.2–§4.4 and §2.10 vectors through the RTL, back to back, full rate (MPA-19, MPA-20). */
+    /** docs/requirements.md §4.2–§4.4 and §2.10 vectors through the RTL, back to back, full rate (MPA-19, MPA-20). */
     @ParameterizedTest(name = "W={0}")
     @MethodSource("widths")
     void conformanceVectors(int w) {

@@ -8,7 +8,7 @@ import rnic.sim.Tb;
  * The memory accesses a memory mover must make, as a {@link HostMemory.AccessListener}: one range per command, in
  * command order, each covered exactly once from its first octet to its last by reads (or writes) that follow one
  * another without gap or overlap; any other access — outside the expected ranges, out of order, of the other kind —
- * fails the test at once (CONFORMANCE DDP-31, DDP-35: nothing outside the registered range is touched).
+ * fails the test at once (DDP-31, DDP-35: nothing outside the registered range is touched).
  */
 final class AccessOrder implements HostMemory.AccessListener {
     private final Tb<?> tb;

@@ -41,7 +41,7 @@ import rnic.wire.TerminateCause;
  * address is also 8-aligned. The own list also decides local and remote invalidations independently and must agree
  * with the model.
  *
- * <p>Requirements and CONFORMANCE §3 rows, each with a directed test (exact {@link TagFault} code and the model's
+ * <p>Requirements and docs/requirements.md §3 rows, each with a directed test (exact {@link TagFault} code and the model's
  * Terminate):
  * <ul>
  * <li>E-D1 (invalid STag: unknown index, wrong key, index beyond the table, deregistered, invalidated), E-D2 (no

@@ -227,7 +227,7 @@ class MpaRxDeframerTest {
      * with CRC on: code 2 for that FPDU, every earlier ULPDU delivered, none of the later valid ones (MPA-20, MPA-44).
      * A flip in ULPDU_Length re-frames the stream; the golden receiver then decides what is detected, and where.
      *
-     * <p>Requirements: MPA-19, MPA-20, MPA-42, MPA-44; CONFORMANCE §3.1 E-M2.
+     * <p>Requirements: MPA-19, MPA-20, MPA-42, MPA-44; docs/requirements.md §3.1 E-M2.
      */
     @ParameterizedTest(name = "W={0}")
     @MethodSource("widths")
@@ -259,7 +259,7 @@ class MpaRxDeframerTest {
      * recomputed with CRC on, absent with CRC off — is code 3 for that FPDU (MPA-42, MPA-13, MPA-14). The same Marker
      * with its RESERVED half set and the low two FPDUPTR bits set is accepted (MPA-10).
      *
-     * <p>Requirements: MPA-10, MPA-13, MPA-14, MPA-42, MPA-44; CONFORMANCE §3.1 E-M3.
+     * <p>Requirements: MPA-10, MPA-13, MPA-14, MPA-42, MPA-44; docs/requirements.md §3.1 E-M3.
      */
     @ParameterizedTest(name = "W={0}")
     @MethodSource("widths")
@@ -310,7 +310,7 @@ class MpaRxDeframerTest {
      * FPDU completed before the hole is delivered, nothing after. A stream that just stops in the middle of an FPDU
      * delivers everything before that FPDU and reports nothing (MPA-25 (c)).
      *
-     * <p>Requirements: MPA-25, MPA-42, MPA-44; CONFORMANCE §3.1 E-M1.
+     * <p>Requirements: MPA-25, MPA-42, MPA-44; docs/requirements.md §3.1 E-M1.
      */
     @ParameterizedTest(name = "W={0}")
     @MethodSource("widths")

@@ -21,7 +21,7 @@ import rnic.sim.Tb;
 import rnic.wire.AtomicOpcode;
 
 /**
- * Verilator testbench of {@link RdmapAtomicUnit}: the worked examples of CONFORMANCE §2.9 (golden values from the
+ * Verilator testbench of {@link RdmapAtomicUnit}: the worked examples of docs/requirements.md §2.9 (golden values from the
  * document), every misaligned target offset, and random operations of both kinds (operands and masks weighted towards
  * 0, all ones, single bits, sparse, dense and field-grid masks, see {@link AtomicOp#random}) against the RFC 7306
  * pseudocode model {@link AtomicAlu}, at full rate (one operation per cycle, checked as an exact cycle count) and with

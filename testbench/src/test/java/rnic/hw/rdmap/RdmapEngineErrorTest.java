@@ -38,7 +38,7 @@ import rnic.wire.TerminateCause;
 /**
  * Every Terminate the engine can be made to send from the wire, each from one bad segment on QP 1, at W = 64 and
  * 512. For each: the Terminate it sends is octet for octet the golden twin's ({@link EngineBench}), and its fields
- * are checked here against the CONFORMANCE §3 row as the table writes it ({@code "L/ET/EC MDR"}): Layer, EType,
+ * are checked here against the docs/requirements.md §3 row as the table writes it ({@code "L/ET/EC MDR"}): Layer, EType,
  * Error Code, M, D, R, the DDP Segment Length (the whole segment), the Terminated DDP Header (the segment's first 14
  * or 18 octets) and, for E-R1…E-R5, the Read Request; its own header is QN 2, MSN 1, MO 0, L=1. Then the QP sends
  * nothing more and drops what arrives, a second bad segment gets no second Terminate, and QP 0 still places a Write.

@@ -24,7 +24,7 @@ import rnic.wire.QpState;
  *
  * <ul>
  *   <li>MPA-02 / MPA-21: QP_MULPDU reads what RFC 5044 §4.5 gives for the QP's EMSS and TX_MARKERS, computed here from
- *       the formula (with the 128 floor and the 64768 ceiling) and checked against CONFORMANCE §2.3.4's table.</li>
+ *       the formula (with the 128 floor and the 64768 ceiling) and checked against docs/requirements.md §2.3.4's table.</li>
  *   <li>Inbound RDMA Writes on all four connections at once (DDP-18 tagged placement, MPA-23 any segmentation, MPA-25
  *       a ULPDU is used only when its whole FPDU checked out): each QP runs Full Operation from its own sequence
  *       number with its own Marker and CRC settings, its STag programmed through the STAG registers; the peer's FPDUs
@@ -49,7 +49,7 @@ class RnicDataPathTest {
 
     @Test
     void mulpduFollowsRfc5044() {
-        // CONFORMANCE §2.3.4: EMSS, MULPDU with Markers, MULPDU without.
+        // docs/requirements.md §2.3.4: EMSS, MULPDU with Markers, MULPDU without.
         int[][] table = {{536, 522, 530}, {1448, 1430, 1442}, {1460, 1442, 1454}, {8960, 8882, 8954},
             {9000, 8922, 8994}};
         for (int[] row : table) {
