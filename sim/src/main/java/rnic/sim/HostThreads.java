@@ -235,21 +235,27 @@ public final class HostThreads {
             return host.device.cycles();
         }
 
-        /** In slices of {@link #AWAIT_SLICE}, the other hosts running between them. */
+        /**
+         * In slices of {@link #AWAIT_SLICE}, the other hosts running between them; the timeout counts device time
+         * (cycles at {@link SimTransport#CLOCK_HZ}), which also passes while the others run.
+         */
         @Override
         public boolean awaitInterrupt(Duration timeout) {
             if (timeout == null || timeout.isNegative()) {
                 throw new IllegalArgumentException("awaitInterrupt needs a timeout of zero or more, got " + timeout);
             }
-            Duration left = timeout;
-            do {
-                Duration slice = left.compareTo(AWAIT_SLICE) < 0 ? left : AWAIT_SLICE;
+            long end = host.device.cycles() + SimTransport.cycles(timeout);
+            long sliceCycles = SimTransport.cycles(AWAIT_SLICE);
+            while (true) {
+                long left = end - host.device.cycles();
+                if (left <= 0) {
+                    return false;
+                }
+                Duration slice = Duration.ofNanos(Math.min(left, sliceCycles) * 1_000_000_000L / SimTransport.CLOCK_HZ);
                 if ((Boolean) host.call(() -> host.device.awaitInterrupt(slice))) {
                     return true;
                 }
-                left = left.minus(slice);
-            } while (!left.isZero());
-            return false;
+            }
         }
 
         @Override
