@@ -63,20 +63,25 @@ class CompletionEventSystemTest {
     private static final Duration QUIET = Duration.ofNanos(100_000);
     private static final Duration LONG = Duration.ofMillis(2);
 
+    /** What each host opens: a PD, a completion channel, a send CQ on none, a receive CQ on the channel, 8 KiB. */
+    private record Host(ProtectionDomain pd, CompletionChannel channel, CompletionQueue scq, CompletionQueue rcq,
+            AsyncEventChannel async, DmaBuffer buf) {
+        static Host open(Device dev) {
+            CompletionChannel channel = dev.createCompletionChannel();
+            return new Host(dev.allocateProtectionDomain(), channel, dev.createCompletionQueue(64),
+                    dev.createCompletionQueue(64, channel), dev.asyncEventChannel(), dev.allocate(8192));
+        }
+    }
+
     private final List<String> bSaw = new ArrayList<>();
     private final List<String> aSaw = new ArrayList<>();
 
     /** a's side: waits for b's "go" messages on its own channel, then does what b expects next. */
     private void a(Transport t) {
         try (Device dev = Device.open(t)) {
-            ProtectionDomain pd = dev.allocateProtectionDomain();
-            CompletionChannel channel = dev.createCompletionChannel();
-            CompletionQueue scq = dev.createCompletionQueue(64);
-            CompletionQueue rcq = dev.createCompletionQueue(64, channel);
-            AsyncEventChannel async = dev.asyncEventChannel();
-            DmaBuffer buf = dev.allocate(8192);
-            MemoryRegion mr = pd.registerMemory(buf, EnumSet.of(Access.LOCAL_WRITE));
-            QueuePair qp = pd.createQueuePair(new QueuePair.Config(scq, rcq, 16, 16, 0, 0));
+            Host h = Host.open(dev);
+            MemoryRegion mr = h.pd().registerMemory(h.buf(), EnumSet.of(Access.LOCAL_WRITE));
+            QueuePair qp = h.pd().createQueuePair(new QueuePair.Config(h.scq(), h.rcq(), 16, 16, 0, 0));
             for (int i = 0; i < 8; i++) {
                 qp.postRecv(RecvRequest.of(mr.sge(4096 + 256 * i, 256)));
             }
@@ -85,32 +90,32 @@ class CompletionEventSystemTest {
             RemoteBuffer readOnly = new RemoteBuffer(pdata.getInt(), pdata.getLong());
             Completion[] out = Completion.array(8);
 
-            rcq.requestNotify(false);
-            awaitGo(channel, rcq, out, 1);
+            h.rcq().requestNotify(false);
+            awaitGo(h.channel(), h.rcq(), out, 1);
             aSaw.clear(); // message 1 may come before a's first request (b sends it as soon as it is connected)
             qp.postSend(WorkRequest.send(mr.sge(0, 64)).withId(101));
             qp.postSend(WorkRequest.sendWithImmediate(0x1122_3344_5566_7788L, false).withId(102));
-            awaitGo(channel, rcq, out, 2);
+            awaitGo(h.channel(), h.rcq(), out, 2);
             qp.postSend(WorkRequest.sendWithSolicitedEvent(mr.sge(0, 64)).withId(103));
-            awaitGo(channel, rcq, out, 3);
+            awaitGo(h.channel(), h.rcq(), out, 3);
             qp.postSend(WorkRequest.send(mr.sge(0, 32)).withId(104));
-            awaitGo(channel, rcq, out, 4);
+            awaitGo(h.channel(), h.rcq(), out, 4);
             qp.postSend(WorkRequest.rdmaWrite(mr.sge(0, 64), readOnly).withId(105));
 
-            AsyncEvent terminated = async.await(LONG);
+            AsyncEvent terminated = h.async().await(LONG);
             assertNotNull(terminated, "a: no asynchronous event after the peer's Terminate");
             assertEquals(AsyncEvent.Type.QP_ERROR, terminated.type());
             assertSame(qp, terminated.queuePair());
             assertEquals(CqeKind.TERMINATE_RECEIVED, terminated.kind(), terminated.toString());
             aSaw.add("terminate " + terminated.terminateLayer() + "/" + terminated.terminateEtype() + "/"
                     + terminated.terminateErrorCode());
-            AsyncEvent closed = async.await(LONG);
+            AsyncEvent closed = h.async().await(LONG);
             assertNotNull(closed, "a: no TCP_CLOSED after b disconnected");
             assertEquals(AsyncEvent.Type.TCP_CLOSED, closed.type(), closed.toString());
             assertSame(qp, closed.queuePair());
             aSaw.add("closed");
             assertEquals(QpState.ERR, qp.state());
-            assertNull(async.poll(), "one event per failure");
+            assertNull(h.async().poll(), "one event per failure");
         }
     }
 
@@ -135,15 +140,10 @@ class CompletionEventSystemTest {
 
     private void b(Transport t) {
         try (Device dev = Device.open(t)) {
-            ProtectionDomain pd = dev.allocateProtectionDomain();
-            CompletionChannel channel = dev.createCompletionChannel();
-            CompletionQueue scq = dev.createCompletionQueue(64);
-            CompletionQueue rcq = dev.createCompletionQueue(64, channel);
-            AsyncEventChannel async = dev.asyncEventChannel();
-            DmaBuffer buf = dev.allocate(8192);
-            MemoryRegion mr = pd.registerMemory(buf, 0, 4096, EnumSet.of(Access.LOCAL_WRITE));
-            MemoryRegion readOnly = pd.registerMemory(buf, 4096, 1024, EnumSet.of(Access.REMOTE_READ));
-            QueuePair qp = pd.createQueuePair(new QueuePair.Config(scq, rcq, 16, 16, 0, 0));
+            Host h = Host.open(dev);
+            MemoryRegion mr = h.pd().registerMemory(h.buf(), 0, 4096, EnumSet.of(Access.LOCAL_WRITE));
+            MemoryRegion readOnly = h.pd().registerMemory(h.buf(), 4096, 1024, EnumSet.of(Access.REMOTE_READ));
+            QueuePair qp = h.pd().createQueuePair(new QueuePair.Config(h.scq(), h.rcq(), 16, 16, 0, 0));
             for (int i = 0; i < 8; i++) {
                 qp.postRecv(RecvRequest.of(mr.sge(256 * i, 256)));
             }
@@ -153,20 +153,21 @@ class CompletionEventSystemTest {
             Completion[] out = Completion.array(8);
 
             // Misuse is refused and changes nothing.
-            assertThrows(InvalidRequestException.class, () -> scq.requestNotify(true), "a CQ on no channel");
-            assertThrows(IllegalArgumentException.class, () -> channel.await(Duration.ofNanos(-1)));
-            assertThrows(InvalidRequestException.class, channel::close, "a channel with CQs");
+            assertThrows(InvalidRequestException.class, () -> h.scq().requestNotify(true), "a CQ on no channel");
+            assertThrows(IllegalArgumentException.class, () -> h.channel().await(Duration.ofNanos(-1)));
+            assertThrows(InvalidRequestException.class, h.channel()::close, "a channel with CQs");
 
             // 1. Solicited-only: a plain Send and Immediate Data without SE do not fire.
-            rcq.requestNotify(true);
+            h.rcq().requestNotify(true);
             qp.postSend(WorkRequest.send(mr.sge(4000, 1)).withSignaled(false));
             long t0 = dev.nanoTime();
-            assertNull(channel.await(QUIET), "b: an event for unsolicited messages under a solicited-only request");
+            assertNull(h.channel().await(QUIET),
+                    "b: an event for unsolicited messages under a solicited-only request");
             long waited = dev.nanoTime() - t0;
             assertTrue(waited >= QUIET.toNanos(), "b: the await returned after " + waited + " ns, before its timeout");
             assertTrue(waited < QUIET.toNanos() + 10_000, "b: the await took " + waited + " ns for a timeout of "
                     + QUIET.toNanos() + " ns of device time");
-            int n = rcq.poll(out);
+            int n = h.rcq().poll(out);
             assertEquals(2, n, "b: both unsolicited messages are in the CQ");
             assertEquals(CompletionOpcode.RECV, out[0].opcode());
             assertFalse(out[0].solicited());
@@ -175,26 +176,27 @@ class CompletionEventSystemTest {
             assertFalse(out[1].solicited());
             assertEquals(0x1122_3344_5566_7788L, out[1].immediate());
             bSaw.add("quiet " + waited / 1000 + " us");
-            assertTrue(rcq.notifyRequested(), "b: the request is still outstanding");
+            assertTrue(h.rcq().notifyRequested(), "b: the request is still outstanding");
 
             // 2. A Send with Solicited Event fires it.
             qp.postSend(WorkRequest.send(mr.sge(4000, 2)).withSignaled(false));
             t0 = dev.nanoTime();
-            assertSame(rcq, channel.await(LONG), "b: no event for a Send with Solicited Event");
+            assertSame(h.rcq(), h.channel().await(LONG), "b: no event for a Send with Solicited Event");
             long latency = dev.nanoTime() - t0;
             assertTrue(latency < LONG.toNanos(), "b: woke " + latency + " ns after it began waiting");
-            assertFalse(rcq.notifyRequested(), "b: one request, one event");
-            n = rcq.poll(out);
+            assertFalse(h.rcq().notifyRequested(), "b: one request, one event");
+            n = h.rcq().poll(out);
             assertEquals(1, n);
             assertTrue(out[0].solicited(), "b: the event's completion is the solicited one");
             assertEquals(CompletionStatus.SUCCESS, out[0].status());
             bSaw.add("solicited");
 
             // 3. A request for any completion fires for a plain Send.
-            rcq.requestNotify(false);
+            h.rcq().requestNotify(false);
             qp.postSend(WorkRequest.send(mr.sge(4000, 3)).withSignaled(false));
-            assertSame(rcq, channel.await(LONG), "b: no event for a plain Send under a request for any completion");
-            n = rcq.poll(out);
+            assertSame(h.rcq(), h.channel().await(LONG),
+                    "b: no event for a plain Send under a request for any completion");
+            n = h.rcq().poll(out);
             assertEquals(1, n);
             assertFalse(out[0].solicited());
             assertEquals(32, out[0].byteLength());
@@ -202,20 +204,20 @@ class CompletionEventSystemTest {
 
             // 4. a's Write to the read-only region: b sends a Terminate; an asynchronous event with its cause.
             qp.postSend(WorkRequest.send(mr.sge(4000, 4)).withSignaled(false));
-            AsyncEvent e = async.await(LONG);
+            AsyncEvent e = h.async().await(LONG);
             assertNotNull(e, "b: no asynchronous event for the Terminate it sent");
             assertEquals(AsyncEvent.Type.QP_ERROR, e.type());
             assertSame(qp, e.queuePair());
             assertEquals(CqeKind.TERMINATE_SENT, e.kind(), e.toString());
             assertEquals(TerminateCause.DDP_PLACEMENT_NOT_ALLOWED, e.terminateCause(), e.toString());
             bSaw.add("terminate " + e.terminateLayer() + "/" + e.terminateEtype() + "/" + e.terminateErrorCode());
-            assertNull(channel.await(Duration.ofNanos(4_000)), "b: no completion event was asked for");
+            assertNull(h.channel().await(Duration.ofNanos(4_000)), "b: no completion event was asked for");
             qp.disconnect();
             // let a see the FIN before b's host ends (b's device stays up meanwhile)
-            assertNull(async.await(Duration.ofNanos(200_000)), "b: nothing more on its own asynchronous channel");
-            scq.close();
-            rcq.close();
-            channel.close();
+            assertNull(h.async().await(Duration.ofNanos(200_000)), "b: nothing more on its own asynchronous channel");
+            h.scq().close();
+            h.rcq().close();
+            h.channel().close();
         }
     }
 
