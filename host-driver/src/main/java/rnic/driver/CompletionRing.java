@@ -74,6 +74,25 @@ public final class CompletionRing {
         return true;
     }
 
+    /**
+     * Looks at the entries the core has written and the host not yet taken, oldest first, without taking any: the
+     * first for which {@code match} holds is left decoded in {@code into}.
+     */
+    public boolean peek(CqeView into, java.util.function.Predicate<CqeView> match) {
+        byte[] look = new byte[Cqe.SIZE];
+        for (int i = 0; i < ring.slots(); i++) {
+            ring.read(consumed + i, look);
+            if ((look[Cqe.OWNER] & 1) != phase(consumed + i)) {
+                return false;
+            }
+            into.decode(look);
+            if (match.test(into)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Tells the core (CQ_CONS) how many entries were taken, if any since the last call. */
     public void release() {
         if (released != consumed) {

@@ -41,6 +41,13 @@ public interface Transport extends AutoCloseable {
     /** The device's cycle counter as the transport sees it (simulation time; a board reads CORE_CYCLE). */
     long cycles();
 
+    /**
+     * Lets the device run until its interrupt output is high or {@code timeout} of device time has passed; returns
+     * whether it is high. Simulation: steps the clock, watching the core's {@code interrupt} port — no register
+     * polling. A board transport waits for the firmware's event message.
+     */
+    boolean awaitInterrupt(java.time.Duration timeout);
+
     /** The TCP connection of connection index {@code index} (== the QP number it carries). */
     TcpConnection connection(int index);
 

@@ -1,10 +1,12 @@
 package rnic.verbs;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import rnic.driver.CompletionRing;
 import rnic.driver.CqeView;
+import rnic.driver.DeviceClock;
 import rnic.driver.Ring;
 import rnic.wire.Cqe;
 
@@ -13,6 +15,9 @@ import rnic.wire.Cqe;
  * into an array the caller owns without allocating. Entries of the core come first; then the flush completions the
  * driver makes for the requests of a queue pair that entered ERR. Closing it closes the queue pairs attached to it
  * first (pyverbs).
+ *
+ * <p>A queue created on a {@link CompletionChannel} can ask for an event ({@link #requestNotify}): the core raises it
+ * when the next entry that counts is in host memory, and the channel's {@code await} returns this queue.
  */
 public final class CompletionQueue implements AutoCloseable {
     private final Device device;
@@ -22,26 +27,37 @@ public final class CompletionQueue implements AutoCloseable {
     private final CqeView view = new CqeView();
     private final ArrayDeque<QueuePair> flushing = new ArrayDeque<>();
     private final List<QueuePair> attached = new ArrayList<>();
+    private final CompletionChannel channel;
+    /** A notify request is outstanding (the driver's view: cleared when the channel hands out the event). */
+    private boolean notifyArmed;
     private int reserved;
     private long strays;
     private boolean closed;
 
-    private CompletionQueue(Device device, int number, DmaBuffer memory, int log2) {
+    private CompletionQueue(Device device, int number, DmaBuffer memory, int log2, CompletionChannel channel) {
         this.device = device;
+        this.channel = channel;
         this.number = number;
         this.memory = memory;
         this.ring = new CompletionRing(device.registers(), number, memory.address(), log2);
     }
 
-    static CompletionQueue create(Device device, int number, int minEntries) {
+    static CompletionQueue create(Device device, int number, int minEntries, CompletionChannel channel) {
         if (minEntries < 1 || minEntries > 1 << Ring.MAX_LOG2_SLOTS) {
             throw new IllegalArgumentException("a completion queue holds 1 … " + (1 << Ring.MAX_LOG2_SLOTS)
                     + " entries, asked for " + minEntries);
         }
         int log2 = Ring.log2For(minEntries);
         DmaBuffer memory = device.allocate((int) Ring.bytes(log2, Cqe.SIZE), 4096);
-        CompletionQueue cq = new CompletionQueue(device, number, memory, log2);
+        CompletionQueue cq = new CompletionQueue(device, number, memory, log2, channel);
         cq.ring.program();
+        // A previous queue of this number may have left a request or an event behind.
+        device.interrupts().cancelNotify(number);
+        device.clearCqEvent(number);
+        if (channel != null) {
+            channel.attach(cq);
+            device.interrupts().enableCq(number, true);
+        }
         return cq;
     }
 
@@ -62,6 +78,50 @@ public final class CompletionQueue implements AutoCloseable {
 
     public Device device() {
         return device;
+    }
+
+    /** The completion channel this queue reports to, or null. */
+    public CompletionChannel channel() {
+        return channel;
+    }
+
+    /**
+     * Asks for one event on this queue's channel (verbs {@code ibv_req_notify_cq}): at the next completion entry the
+     * core writes — with {@code solicitedOnly}, the next receive completion of a message with the Solicited Event
+     * flag (Send with SE, Send with SE and Invalidate, Immediate Data with SE) or the next failed completion — the
+     * channel's {@link CompletionChannel#await} returns this queue. One request gives one event; ask again after it.
+     * Entries already in the queue do not count: poll after arming so none is left behind. A request for any
+     * completion replaces a solicited-only one (and the other way round).
+     *
+     * @throws InvalidRequestException when the queue was not created on a completion channel
+     */
+    public void requestNotify(boolean solicitedOnly) {
+        ensureOpen();
+        if (channel == null) {
+            throw new InvalidRequestException("completion queue " + number + " was not created on a completion"
+                    + " channel: create it with Device.createCompletionQueue(entries, channel)");
+        }
+        device.interrupts().requestNotify(number, solicitedOnly);
+        notifyArmed = true;
+    }
+
+    /** Whether a notify request is outstanding (asked for, its event not yet handed out by the channel). */
+    public boolean notifyRequested() {
+        return notifyArmed;
+    }
+
+    /** The channel hands out this queue's event: the request is used up. */
+    void notified() {
+        if (notifyArmed) {
+            notifyArmed = false;
+            // The core disarms itself when it fires; a flush event fired in software, so withdraw the request there.
+            device.interrupts().cancelNotify(number);
+        }
+    }
+
+    /** An armed queue with the driver's flush completions waiting: those are failed completions, they count. */
+    boolean flushEventDue() {
+        return notifyArmed && !flushing.isEmpty();
     }
 
     public boolean isClosed() {
@@ -148,6 +208,11 @@ public final class CompletionQueue implements AutoCloseable {
         return n;
     }
 
+    /** The core's not yet polled entry of kind {@code kind} for QP {@code qp}, decoded into {@code into}. */
+    boolean peek(int qp, rnic.wire.CqeKind kind, CqeView into) {
+        return ring.peek(into, v -> v.qp == qp && v.kind == kind.code());
+    }
+
     void stray() {
         strays++;
     }
@@ -159,6 +224,26 @@ public final class CompletionQueue implements AutoCloseable {
             out[i] = c;
         }
         return c;
+    }
+
+    /**
+     * Polls until at least one completion arrived or {@code timeout} of device time passed, letting the device run
+     * ({@code transport.advance()}) between polls.
+     *
+     * @return completions written into {@code out} (0 after a timeout)
+     */
+    public int await(Completion[] out, Duration timeout) {
+        return awaitCount(out, 1, timeout);
+    }
+
+    /**
+     * Polls until {@code count} completions were written into {@code out[0 …]} or {@code timeout} of device time
+     * passed.
+     *
+     * @return completions written (fewer than {@code count} after a timeout)
+     */
+    public int awaitCount(Completion[] out, int count, Duration timeout) {
+        return awaitCount(out, count, DeviceClock.cycles(DeviceClock.check(timeout)));
     }
 
     /**
@@ -200,6 +285,12 @@ public final class CompletionQueue implements AutoCloseable {
             qp.close();
         }
         closed = true;
+        if (channel != null) {
+            device.interrupts().enableCq(number, false);
+            channel.detach(this);
+        }
+        device.interrupts().cancelNotify(number);
+        device.clearCqEvent(number);
         memory.close();
         device.forget(this);
     }

@@ -1,8 +1,11 @@
 package rnic.verbs;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import rnic.driver.CoreInfo;
+import rnic.driver.DeviceClock;
+import rnic.driver.Interrupts;
 import rnic.driver.Registers;
 import rnic.driver.StagProgrammer;
 import rnic.transport.Transport;
@@ -12,6 +15,11 @@ import rnic.transport.Transport;
  * buffers, protection domains and completion queues, and owns the numbering of STags, PDs, QPs and CQs. Closing it
  * closes every protection domain (with their queue pairs and memory regions), completion queue and buffer it made;
  * the transport stays open (the caller made it).
+ *
+ * <p>Events: completion channels ({@link #createCompletionChannel()}) and the asynchronous event channel
+ * ({@link #asyncEventChannel()}) share the core's one interrupt. Whoever waits services it like an interrupt handler:
+ * IRQ_STATUS is read and cleared, and what it held is kept here until the channel it belongs to takes it, so the level
+ * interrupt falls and a wait never spins on an event meant for another channel.
  *
  * <p>Not thread-safe, like the transport under it: one driver thread per device.
  */
@@ -30,6 +38,13 @@ public final class Device implements AutoCloseable {
     private final CompletionQueue[] completionQueues;
     private final List<ProtectionDomain> pds = new ArrayList<>();
     private final List<DmaBuffer> buffers = new ArrayList<>();
+    private final List<CompletionChannel> channels = new ArrayList<>();
+    private final Interrupts interrupts;
+    /** CQ events seen in IRQ_STATUS and not yet taken by their channel (bit c: CQ c). */
+    private int pendingCq;
+    /** The asynchronous event was seen in IRQ_STATUS and not yet taken. */
+    private boolean pendingAsync;
+    private AsyncEventChannel asyncEvents;
     private int nextPd = 1;
     private boolean closed;
 
@@ -43,6 +58,7 @@ public final class Device implements AutoCloseable {
         this.stagRegions = new MemoryRegion[info.stagCount()];
         this.queuePairs = new QueuePair[info.qpCount()];
         this.completionQueues = new CompletionQueue[info.cqCount()];
+        this.interrupts = new Interrupts(regs);
     }
 
     /**
@@ -63,6 +79,10 @@ public final class Device implements AutoCloseable {
 
     Registers registers() {
         return regs;
+    }
+
+    Interrupts interrupts() {
+        return interrupts;
     }
 
     StagProgrammer stags() {
@@ -160,16 +180,113 @@ public final class Device implements AutoCloseable {
 
     /** A completion queue of at least {@code minEntries} entries (rounded up to a power of two). */
     public CompletionQueue createCompletionQueue(int minEntries) {
+        return createCompletionQueue(minEntries, null);
+    }
+
+    /**
+     * A completion queue of at least {@code minEntries} entries on {@code channel} (null: none): its notify requests
+     * ({@link CompletionQueue#requestNotify}) end in {@link CompletionChannel#await} of that channel.
+     */
+    public CompletionQueue createCompletionQueue(int minEntries, CompletionChannel channel) {
         ensureOpen();
+        if (channel != null) {
+            if (channel.device() != this) {
+                throw new IllegalArgumentException("the completion channel belongs to " + channel.device().describe());
+            }
+            channel.ensureOpen();
+        }
         for (int c = 0; c < completionQueues.length; c++) {
             if (completionQueues[c] == null) {
-                CompletionQueue cq = CompletionQueue.create(this, c, minEntries);
+                CompletionQueue cq = CompletionQueue.create(this, c, minEntries, channel);
                 completionQueues[c] = cq;
                 return cq;
             }
         }
         throw new ResourceExhaustedException("all " + completionQueues.length + " completion queues of "
                 + transport.describe() + " are in use");
+    }
+
+    /** A new completion channel (verbs {@code ibv_create_comp_channel}). */
+    public CompletionChannel createCompletionChannel() {
+        ensureOpen();
+        CompletionChannel ch = new CompletionChannel(this);
+        channels.add(ch);
+        return ch;
+    }
+
+    /**
+     * The device's asynchronous event channel (verbs {@code ibv_get_async_event}): queue pairs the core moved to ERR
+     * (Terminate sent or received, MPA error) and TCP connections the peer closed. Created at the first call; from
+     * then on the asynchronous event drives the interrupt.
+     */
+    public AsyncEventChannel asyncEventChannel() {
+        ensureOpen();
+        if (asyncEvents == null) {
+            asyncEvents = new AsyncEventChannel(this);
+            interrupts.enableAsync(true);
+        }
+        return asyncEvents;
+    }
+
+    /** Device time in nanoseconds (the transport's cycle counter at the core's declared clock). */
+    public long nanoTime() {
+        return DeviceClock.nanoTime(transport);
+    }
+
+    /** Reads and clears IRQ_STATUS, keeping what it held for the channels. */
+    void serviceInterrupt() {
+        int status = interrupts.take();
+        pendingCq |= Interrupts.cqBits(status);
+        pendingAsync |= Interrupts.async(status);
+    }
+
+    /**
+     * Lets the device run until its interrupt is raised (then services it) or device time reaches {@code deadline}
+     * (nanoseconds, {@link #nanoTime()}); false at the deadline.
+     */
+    boolean waitForInterrupt(long deadline) {
+        long remaining = deadline - nanoTime();
+        if (remaining <= 0) {
+            return false;
+        }
+        if (!transport.awaitInterrupt(Duration.ofNanos(remaining))) {
+            return false;
+        }
+        serviceInterrupt();
+        return true;
+    }
+
+    /** Takes CQ {@code cq}'s event if one was seen. */
+    boolean takeCqEvent(int cq) {
+        int bit = 1 << cq;
+        if ((pendingCq & bit) == 0) {
+            return false;
+        }
+        pendingCq &= ~bit;
+        return true;
+    }
+
+    /** Takes the asynchronous event if it was seen. */
+    boolean takeAsyncEvent() {
+        boolean was = pendingAsync;
+        pendingAsync = false;
+        return was;
+    }
+
+    /** Forgets CQ {@code cq}'s events (a new queue takes the number, or it closes). */
+    void clearCqEvent(int cq) {
+        pendingCq &= ~(1 << cq);
+    }
+
+    /** The live queue pairs. */
+    List<QueuePair> queuePairs() {
+        List<QueuePair> live = new ArrayList<>();
+        for (QueuePair qp : queuePairs) {
+            if (qp != null) {
+                live.add(qp);
+            }
+        }
+        return live;
     }
 
     int allocateQueuePair(int wanted, QueuePair qp) {
@@ -251,6 +368,10 @@ public final class Device implements AutoCloseable {
         buffers.remove(b);
     }
 
+    void forget(CompletionChannel ch) {
+        channels.remove(ch);
+    }
+
     void forget(CompletionQueue cq) {
         if (completionQueues[cq.number()] == cq) {
             completionQueues[cq.number()] = null;
@@ -274,6 +395,10 @@ public final class Device implements AutoCloseable {
         for (DmaBuffer b : List.copyOf(buffers)) {
             b.close();
         }
+        for (CompletionChannel ch : List.copyOf(channels)) {
+            ch.close();
+        }
+        interrupts.enableAsync(false);
         closed = true;
     }
 

@@ -1,5 +1,6 @@
 package rnic.sim;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
@@ -33,6 +34,12 @@ public final class HostThreads {
     public interface Program {
         void run(Transport transport) throws Exception;
     }
+
+    /**
+     * Device time one {@link Transport#awaitInterrupt} of a host runs before the other hosts get their turn: a
+     * waiting host must not freeze the others' programs (256 cycles at 250 MHz).
+     */
+    public static final Duration AWAIT_SLICE = Duration.ofNanos(1024);
 
     private final List<Host> hosts = new ArrayList<>();
     private boolean ran;
@@ -226,6 +233,29 @@ public final class HostThreads {
         @Override
         public long cycles() {
             return host.device.cycles();
+        }
+
+        /**
+         * In slices of {@link #AWAIT_SLICE}, the other hosts running between them; the timeout counts device time
+         * (cycles at {@link SimTransport#CLOCK_HZ}), which also passes while the others run.
+         */
+        @Override
+        public boolean awaitInterrupt(Duration timeout) {
+            if (timeout == null || timeout.isNegative()) {
+                throw new IllegalArgumentException("awaitInterrupt needs a timeout of zero or more, got " + timeout);
+            }
+            long end = host.device.cycles() + SimTransport.cycles(timeout);
+            long sliceCycles = SimTransport.cycles(AWAIT_SLICE);
+            while (true) {
+                long left = end - host.device.cycles();
+                if (left <= 0) {
+                    return false;
+                }
+                Duration slice = Duration.ofNanos(Math.min(left, sliceCycles) * 1_000_000_000L / SimTransport.CLOCK_HZ);
+                if ((Boolean) host.call(() -> host.device.awaitInterrupt(slice))) {
+                    return true;
+                }
+            }
         }
 
         @Override

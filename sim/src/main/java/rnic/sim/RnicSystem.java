@@ -99,6 +99,9 @@ public final class RnicSystem implements AutoCloseable {
                     b.perQp.isEmpty() ? b.tcp : "per QP", tb.dut().definitionName());
             transports[s] = new SimTransport(tb, name, apb, memories[s],
                     new DmaAllocator(b.memoryBase, b.memorySize), ends, b.advanceCycles, what);
+            if (ports.has(p + "interrupt")) {
+                transports[s].withInterrupt(ports.signal(p + "interrupt"));
+            }
         }
         // Reset with every agent attached, so the cores' inputs are driven (idle) from the first cycle; the transmit
         // monitors watch only after it (during reset the outputs show the registers' random initial values).

@@ -1,5 +1,6 @@
 package rnic.sim;
 
+import java.time.Duration;
 import java.util.List;
 import rnic.sim.tcp.TcpEnd;
 import rnic.transport.TcpConnection;
@@ -16,8 +17,15 @@ import rnic.transport.Transport;
  * agent (memory, TCP channels, the other RNIC) runs along. Host-side memory accesses ({@link #write}, {@link #read})
  * are the host CPU's, immediate, and not reported to the memory's access listeners; they must fall inside an allocated
  * region, so a driver bug that scribbles elsewhere fails at once.
+ *
+ * <p>{@link #awaitInterrupt} steps the clock watching the core's {@code interrupt} output ({@link #withInterrupt}):
+ * the wait ends in the cycle the port is seen high, with no register access. Device time is cycles at
+ * {@link #CLOCK_HZ}.
  */
 public final class SimTransport implements Transport {
+    /** The simulated core's clock: 250 MHz, 4 ns per cycle (device time of {@link #awaitInterrupt}). */
+    public static final long CLOCK_HZ = 250_000_000L;
+
     private final Tb<?> tb;
     private final String name;
     private final Apb3Master apb;
@@ -26,6 +34,7 @@ public final class SimTransport implements Transport {
     private final List<TcpEnd> connections;
     private final String description;
     private int advanceCycles;
+    private SimSignal interrupt;
     private boolean closed;
 
     /**
@@ -57,6 +66,42 @@ public final class SimTransport implements Transport {
 
     public int advanceCycles() {
         return advanceCycles;
+    }
+
+    /** The core's level {@code interrupt} output, which {@link #awaitInterrupt} watches. */
+    public SimTransport withInterrupt(SimSignal port) {
+        this.interrupt = port;
+        return this;
+    }
+
+    /** Device cycles in {@code d} at {@link #CLOCK_HZ}, rounded up. */
+    public static long cycles(Duration d) {
+        if (d.isNegative() || d.isZero()) {
+            return 0;
+        }
+        long ns = d.toNanos();
+        return ns > Long.MAX_VALUE / CLOCK_HZ ? ns / 1_000_000_000L * CLOCK_HZ
+                : (ns * CLOCK_HZ + 999_999_999L) / 1_000_000_000L;
+    }
+
+    @Override
+    public boolean awaitInterrupt(Duration timeout) {
+        open();
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException(name + ": awaitInterrupt needs a timeout of zero or more, got "
+                    + timeout);
+        }
+        if (interrupt == null) {
+            throw new IllegalStateException(description + " has no interrupt port attached (withInterrupt)");
+        }
+        long end = tb.cycle() + cycles(timeout);
+        while (!interrupt.getBool()) {
+            if (tb.cycle() >= end) {
+                return false;
+            }
+            tb.step();
+        }
+        return true;
     }
 
     @Override

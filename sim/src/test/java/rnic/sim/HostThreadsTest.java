@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -79,6 +80,20 @@ class HostThreadsTest {
             return cycle;
         }
 
+        /** Register 1 is this stand-in's interrupt line; a cycle is 4 ns (250 MHz). */
+        @Override
+        public boolean awaitInterrupt(Duration timeout) {
+            onOwner();
+            long end = cycle + (timeout.toNanos() + 3) / 4;
+            while (regs[1] == 0) {
+                if (cycle >= end) {
+                    return false;
+                }
+                cycle++;
+            }
+            return true;
+        }
+
         @Override
         public TcpConnection connection(int index) {
             throw new UnsupportedOperationException();
@@ -136,6 +151,45 @@ class HostThreadsTest {
             assertTrue(first.get(2 * i + 1).startsWith("b w1=" + (i + 1) + "@"), first.get(2 * i + 1));
         }
         assertEquals(first, pingPong(50));
+    }
+
+    /**
+     * A host blocked in {@code awaitInterrupt} does not freeze the others: the wait runs in slices with the other
+     * hosts' operations between them, so the peer that raises the line gets to run; a wait nobody ends takes exactly
+     * its device time.
+     */
+    @Test
+    void awaitInterruptLetsTheOtherHostsRun() {
+        int[] shared = new int[2];
+        long[] waited = {-1, -1};
+        boolean[] got = {false, true};
+        HostThreads hosts = new HostThreads();
+        Clocked ca = new Clocked("a", shared, new ArrayList<>());
+        hosts.add("a", ca, t -> {
+            long start = t.cycles();
+            got[0] = t.awaitInterrupt(Duration.ofMillis(1));
+            waited[0] = t.cycles() - start;
+        });
+        hosts.add("b", new Clocked("b", shared, new ArrayList<>()), t -> {
+            for (int i = 0; i < 100; i++) {
+                t.advance();
+            }
+            t.write32(1, 1);
+        });
+        hosts.run();
+        assertTrue(got[0], "a saw the line b raised");
+        assertTrue(waited[0] > 0 && waited[0] < 250_000, "a waited " + waited[0] + " cycles, less than its 1 ms");
+
+        int[] quiet = new int[2];
+        HostThreads alone = new HostThreads();
+        alone.add("a", new Clocked("a", quiet, new ArrayList<>()), t -> {
+            long start = t.cycles();
+            got[1] = t.awaitInterrupt(Duration.ofNanos(40_000));
+            waited[1] = t.cycles() - start;
+        });
+        alone.run();
+        assertTrue(!got[1], "nothing raised the line");
+        assertEquals(10_000, waited[1], "40 us at 4 ns per cycle");
     }
 
     @Test

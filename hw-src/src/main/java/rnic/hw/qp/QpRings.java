@@ -124,6 +124,24 @@ public final class QpRings extends HwComponent {
         }
     }
 
+    /**
+     * A completion entry is in host memory (its write response came back; ring order): the CQ it went to and whether
+     * it counts for a solicited-only notify request — a receive completion of a Send with Solicited Event, Send with
+     * SE and Invalidate or Immediate Data with SE (RFC 5040 §4.3, RFC 7306), or any completion with an error (a
+     * non-zero status, a Terminate, an MPA error), as the verbs convention goes.
+     */
+    public static final class CqEvent extends HwBundle {
+        public final int cqBits;
+        public final UInt cq;
+        public final Bool solicited;
+
+        public CqEvent(int cqBits) {
+            this.cqBits = cqBits;
+            cq = field("cq", uint(cqBits));
+            solicited = field("solicited", bool());
+        }
+    }
+
     /** Ports. */
     public static final class Io extends HwBundle {
         public final QpRingsConfig config;
@@ -151,6 +169,8 @@ public final class QpRings extends HwComponent {
         public final Flow<Bool> stagInvalidateDone;
         public final Stream<MpaError> mpaErrors;
         public final Flow<QpError> qpError;
+        /** One entry per completion entry once it is in host memory: what a CQ's notify request looks at. */
+        public final Flow<CqEvent> cqEvent;
         /** Sticky: a ring read or a completion write got an error response. */
         public final Bool memoryError;
 
@@ -187,8 +207,42 @@ public final class QpRings extends HwComponent {
             mpaErrors = field("mpaErrors", Streams.slaveStream(() -> new MpaError(c)));
             qpError = field("qpError", spinal.lib.master$.MODULE$.apply(
                     spinal.lib.Flow$.MODULE$.apply(hardType(() -> new QpError(c)))));
+            cqEvent = field("cqEvent", spinal.lib.master$.MODULE$.apply(
+                    spinal.lib.Flow$.MODULE$.apply(hardType(() -> new CqEvent(c.cqBits())))));
             memoryError = field("memoryError", out(bool()));
         }
+    }
+
+    /**
+     * Passes the router's entries to the CQ writer and reports each as a {@link CqEvent} when its write response
+     * comes back: the writer's bursts are the only writes of the rings and complete in order (ID 0), so a FIFO of
+     * (CQ, solicited) popped per write response pairs them; an event never precedes its entry in memory. The FIFO
+     * holds more than the writer can have in flight (its entry register plus {@link QpCqWriter#OUTSTANDING} bursts);
+     * should it be full, entries wait.
+     */
+    private void cqEvents(Stream<QpCqWriter.Request> cqes, Stream<QpCqWriter.Request> writer, QpRingsConfig c) {
+        Stream<CqEvent> noted = wire("cqEventNoted", Streams.stream(() -> new CqEvent(c.cqBits())));
+        set(writer.valid(), and(cqes.valid(), noted.ready()));
+        set(writer.payload(), cqes.payload());
+        set(cqes.ready(), and(writer.ready(), noted.ready()));
+        QpCqWriter.Request e = cqes.payload();
+        UInt opcode = range(e.opcode, 3, 0);
+        Bool receive = or(eq(e.kind, U(rnic.wire.CqeKind.RECEIVE.code(), 8)),
+                eq(e.kind, U(rnic.wire.CqeKind.RECEIVE_IMMEDIATE.code(), 8)));
+        Bool se = or(eq(opcode, U(rnic.wire.RdmapOpcode.SEND_WITH_SE.code(), 4)),
+                eq(opcode, U(rnic.wire.RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE.code(), 4)),
+                eq(opcode, U(rnic.wire.RdmapOpcode.IMMEDIATE_DATA_WITH_SE.code(), 4)));
+        Bool error = or(neq(e.status, U(0, 8)), eq(e.kind, U(rnic.wire.CqeKind.TERMINATE_RECEIVED.code(), 8)),
+                eq(e.kind, U(rnic.wire.CqeKind.TERMINATE_SENT.code(), 8)),
+                eq(e.kind, U(rnic.wire.CqeKind.MPA_ERROR.code(), 8)));
+        set(noted.valid(), and(cqes.valid(), writer.ready(), noted.ready()));
+        set(noted.payload().cq, e.cq);
+        set(noted.payload().solicited, wire("cqEventSolicited", or(and(receive, se), error)));
+        Stream<CqEvent> inFlight = Streams.fifo(noted, 2 * QpCqWriter.OUTSTANDING);
+        Bool written = wire("cqEntryWritten", io.axi.b().fire());
+        set(inFlight.ready(), written);
+        set(io.cqEvent.valid(), and(written, inFlight.valid()));
+        set(io.cqEvent.payload(), inFlight.payload());
     }
 
     /** A Vec of {@code n} signals of one type (port element {@code i} becomes {@code <port>_i}). */
@@ -289,7 +343,7 @@ public final class QpRings extends HwComponent {
         set(router.io.clear, clear);
         set(io.qpError.valid(), router.io.qpError.valid());
         set(io.qpError.payload(), router.io.qpError.payload());
-        Streams.connect(router.io.cqes, cqWrite.io.requests);
+        cqEvents(router.io.cqes, cqWrite.io.requests, c);
         for (int k = 0; k < c.cqCount(); k++) {
             set(cqWrite.io.base.apply(k), io.cqBase.apply(k));
             set(cqWrite.io.size.apply(k), io.cqSize.apply(k));

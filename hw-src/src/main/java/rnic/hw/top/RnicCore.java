@@ -58,6 +58,9 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * MPA-44) moves the QP to ERR at once and is reported once to the ring engine as an {@code mpaErrors} entry (an
  * MPA_ERROR completion).
  *
+ * <p><b>Interrupt.</b> {@code interrupt} is the register file's level output: high while an enabled IRQ_STATUS bit is
+ * set (a CQ's notify request fired once its entry was in host memory, or the core moved a QP to ERR).
+ *
  * <p><b>Memory.</b> The engine's and the ring engine's AXI4 masters are merged by {@link RnicMemoryMerge} onto
  * {@code axi}, the {@link MemoryPort} profile.
  */
@@ -76,6 +79,8 @@ public final class RnicCore extends HwComponent {
         public final List<Stream<AxisBeat>> tcpTx = new ArrayList<>();
         /** TCP payload in, in sequence order, with the sequence number of each beat's first octet. */
         public final List<Stream<TcpRxBeat>> tcpRx = new ArrayList<>();
+        /** Level interrupt: an enabled IRQ_STATUS bit is set (CQ notify requests, QP errors). */
+        public final Bool interrupt;
 
         public Io(RnicConfig config) {
             this.config = config;
@@ -86,6 +91,7 @@ public final class RnicCore extends HwComponent {
                 tcpTx.add(field("tcpTx_" + q, Streams.masterStream(() -> new AxisBeat(w))));
                 tcpRx.add(field("tcpRx_" + q, Streams.slaveStream(() -> new TcpRxBeat(w))));
             }
+            interrupt = field("interrupt", out(bool()));
         }
     }
 
@@ -221,6 +227,9 @@ public final class RnicCore extends HwComponent {
         set(regs.io.qpError.payload().kind, rings.io.qpError.payload().kind);
         set(regs.io.qpError.payload().status, rings.io.qpError.payload().status);
         mpaErrors(rings.io.mpaErrors, rings.config);
+        set(regs.io.cqEvent.valid(), rings.io.cqEvent.valid());
+        set(regs.io.cqEvent.payload(), rings.io.cqEvent.payload());
+        set(io.interrupt, regs.io.interrupt);
 
         // ---- memory ----
         memory.io.engine.$less$less(engine.io.axi);

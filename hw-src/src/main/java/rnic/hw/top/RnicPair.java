@@ -7,7 +7,7 @@ import rnic.hdl.Streams;
 /**
  * The simulation top of a two-RNIC system: two {@link RnicCore}s, {@code a} and {@code b}, with every port of each
  * brought out under the prefix {@code a_} or {@code b_} ({@code a_apb_PADDR}, {@code b_axi_awvalid},
- * {@code a_tcpTx_0_valid}, {@code a_tcpRx_1_payload_seq}, …). There is no logic here: the TCP connections between the two, the host memories and the
+ * {@code a_tcpTx_0_valid}, {@code a_tcpRx_1_payload_seq}, {@code a_interrupt}, …). There is no logic here: the TCP connections between the two, the host memories and the
  * register accesses are the testbench's (the Java TCP channel model, {@code rnic.sim.HostMemory}), so one Verilator
  * model runs both RNICs in lockstep.
  */
@@ -44,6 +44,7 @@ public final class RnicPair extends HwComponent {
     private static void expose(RnicCore.Io port, RnicCore.Io core, String prefix) {
         port.apb.$greater$greater(core.apb);
         port.axi.$less$less(core.axi);
+        rnic.hdl.Hdl.set(port.interrupt, core.interrupt);
         for (int q = 0; q < port.tcpTx.size(); q++) {
             Streams.connect(core.tcpTx.get(q), port.tcpTx.get(q));
             Streams.connect(port.tcpRx.get(q), core.tcpRx.get(q));

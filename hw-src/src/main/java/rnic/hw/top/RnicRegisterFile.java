@@ -40,10 +40,11 @@ import spinal.lib.bus.regif.SymbolName;
  * <pre>
  *  0x0000 CORE  TYPE VERSION NEXT CONFIG STATUS CYCLE_LO CYCLE_HI LIMITS
  *  0x0100 STAG  TYPE VERSION NEXT INDEX KEY PD QP FLAGS VA_LO VA_HI LEN_LO LEN_HI COMMAND STATUS
+ *  0x0200 IRQ   TYPE VERSION NEXT STATUS ENABLE
  *  0x1000 QP q  (0x100 apart) TYPE VERSION NEXT STATE PD IRD ORD MPA EMSS MULPDU RX_SEQ_START
  *               SQ_BASE_LO SQ_BASE_HI SQ_SIZE SQ_PROD SQ_CONS RQ_BASE_LO RQ_BASE_HI RQ_SIZE RQ_PROD RQ_CONS
  *               SQ_CQ RQ_CQ ERROR
- *  0x2000 CQ c  (0x40 apart) TYPE VERSION NEXT BASE_LO BASE_HI SIZE PROD CONS
+ *  0x2000 CQ c  (0x40 apart) TYPE VERSION NEXT BASE_LO BASE_HI SIZE PROD CONS NOTIFY
  * </pre>
  *
  * <p><b>QP state</b> ({@link QpState}, RFC 5040 §5/§6 meanings with the InfiniBand names): the host writes the state
@@ -62,6 +63,14 @@ import spinal.lib.bus.regif.SymbolName;
  * <p><b>STags</b>: the host fills STAG_INDEX … STAG_LEN_HI and writes 1 to STAG_COMMAND, which programs the entry
  * (deregistration: program with FLAGS.VALID clear, RFC 5040 §8.1, DDP-34). While the previous program waits for the
  * tag validator, STAG_STATUS.BUSY reads 1 and a write to STAG_COMMAND is held (PREADY low) until it is taken.
+ *
+ * <p><b>Events and the interrupt</b> (the verbs completion and asynchronous events): writing CQ_NOTIFY with ARMED = 1
+ * arms CQ c's notify request (SOLICITED_ONLY: only a solicited or failed completion counts, see
+ * {@code QpRings.CqEvent}); the next completion entry of that CQ that counts, once it is in host memory, sets bit c of
+ * IRQ_STATUS.CQ and disarms the request (ARMED reads 0 again). A QP the core moves to ERR (a Terminate sent or received,
+ * an MPA error; QP_ERROR says which) sets IRQ_STATUS.ASYNC. IRQ_STATUS bits are cleared by writing 1 to them (an event
+ * in the same cycle wins); {@code interrupt} is high while any bit of IRQ_STATUS is set whose IRQ_ENABLE bit is set,
+ * one cycle after (a register). IRQ_STATUS.CQ has {@value #IRQ_CQ_BITS} bits, so a core has at most that many CQs.
  */
 public final class RnicRegisterFile extends HwComponent {
     /** APB address bits: a 64 KiB register space. */
@@ -77,6 +86,9 @@ public final class RnicRegisterFile extends HwComponent {
     static final int QP_STRIDE = 0x100;
     static final int CQ_BASE = 0x2000;
     static final int CQ_STRIDE = 0x40;
+    static final int IRQ_BASE = 0x0200;
+    /** Bits of IRQ_STATUS.CQ and IRQ_ENABLE.CQ: one per completion queue. */
+    public static final int IRQ_CQ_BITS = 16;
 
     /** The APB3 configuration of the register port: 16-bit addresses, 32-bit data, PSLVERROR present. */
     public static Apb3Config apbConfig() {
@@ -181,6 +193,10 @@ public final class RnicRegisterFile extends HwComponent {
         public final Stream<RdmapEngine.Setup> setup;
         /** Sticky: a memory access got an error response (CORE_STATUS.MEMORY_ERROR). */
         public final Bool memoryError;
+        /** Each completion entry once it is in host memory, for the CQs' notify requests. */
+        public final Flow<rnic.hw.qp.QpRings.CqEvent> cqEvent;
+        /** Level: an enabled bit of IRQ_STATUS is set. */
+        public final Bool interrupt;
 
         public Io(RnicConfig config) {
             this.config = config;
@@ -199,6 +215,9 @@ public final class RnicRegisterFile extends HwComponent {
             stagProgram = field("stagProgram", Streams.masterStream(() -> new StagProgram(c.ddp())));
             setup = field("setup", Streams.masterStream(() -> new RdmapEngine.Setup(c.ddp())));
             memoryError = field("memoryError", in(bool()));
+            cqEvent = field("cqEvent", spinal.lib.slave$.MODULE$.apply(
+                    spinal.lib.Flow$.MODULE$.apply(hardType(() -> new rnic.hw.qp.QpRings.CqEvent(c.cqBits())))));
+            interrupt = field("interrupt", out(bool()));
         }
     }
 
@@ -211,6 +230,8 @@ public final class RnicRegisterFile extends HwComponent {
     public final List<UInt> pd = new ArrayList<>();
     public final List<UInt> ird = new ArrayList<>();
     public final List<UInt> ord = new ArrayList<>();
+    /** Per QP: the core moves it to ERR in this cycle (sets IRQ_STATUS.ASYNC). */
+    private final List<Bool> qpFailed = new ArrayList<>();
 
     public RnicRegisterFile(RnicConfig c) {
         this.config = c;
@@ -252,7 +273,7 @@ public final class RnicRegisterFile extends HwComponent {
 
         // ---------------------------------------------------------------------------------------------- STAG
         busif.regPtrReAnchorAt(big(STAG_BASE));
-        header("STAG", "STAG", QP_BASE, "STag table programming");
+        header("STAG", "STAG", IRQ_BASE, "STag table programming");
         StagProgram prog = wire("stagEntry", new StagProgram(d));
         set(prog.index, rw(reg("STAG_INDEX", "STag table index (STag bits 31:8) of the entry to program"), "INDEX",
                 () -> uint(d.stagIndexBits()), "table index", "stagIndex"));
@@ -295,6 +316,23 @@ public final class RnicRegisterFile extends HwComponent {
                 eq(io.apb.PADDR(), U((long) command.getAddr().longValue(), ADDRESS_WIDTH))),
                 () -> set(io.apb.PREADY(), False()));
 
+        // ------------------------------------------------------------------------------------------------ IRQ
+        if (c.cqCount() > IRQ_CQ_BITS) {
+            throw new IllegalArgumentException("IRQ_STATUS has " + IRQ_CQ_BITS + " CQ bits; the core has "
+                    + c.cqCount() + " CQs");
+        }
+        busif.regPtrReAnchorAt(big(IRQ_BASE));
+        header("IRQ", "IRQ ", QP_BASE, "events and the interrupt");
+        RegInst irqStatus = reg("IRQ_STATUS", "Pending events; write 1 to a bit to clear it");
+        Bits cqPending = custom(irqStatus, "CQ", () -> bits(IRQ_CQ_BITS), "W1C", 0,
+                "bit c: CQ c's notify request fired (a completion that counts is in CQ c)", "irqCqPending");
+        Bool asyncPending = custom(irqStatus, "ASYNC", () -> bool(), "W1C", 0,
+                "a QP was moved to ERR by the core (QP_ERROR tells why)", "irqAsyncPending");
+        RegInst irqEnable = reg("IRQ_ENABLE", "Which IRQ_STATUS bits drive the interrupt output");
+        Bits cqEnable = rw(irqEnable, "CQ", () -> bits(IRQ_CQ_BITS), "bit c: CQ c's event", "irqCqEnable");
+        Bool asyncEnable = rw(irqEnable, "ASYNC", () -> bool(), "the asynchronous (QP error) event",
+                "irqAsyncEnable");
+
         // ------------------------------------------------------------------------------------------------ QPs
         List<Bool> setupPending = new ArrayList<>();
         Bits legal = B(legalTransitions(), 64);
@@ -314,6 +352,7 @@ public final class RnicRegisterFile extends HwComponent {
         engineSetup(setupPending);
 
         // ------------------------------------------------------------------------------------------------ CQs
+        List<Bool> cqFired = new ArrayList<>();
         for (int i = 0; i < c.cqCount(); i++) {
             int base = CQ_BASE + i * CQ_STRIDE;
             busif.regPtrReAnchorAt(big(base));
@@ -331,8 +370,49 @@ public final class RnicRegisterFile extends HwComponent {
             set(prod, io.cqProd.get(i));
             set(cq.cons, rw(reg("CQ_CONS", "Entries the host has consumed (free-running, 16 bits)"), "CONS",
                     () -> uint(16), "entries consumed: the core never overwrites an unconsumed entry", n + "cons"));
+            cqFired.add(notify(i, n));
             busif.resetBlockTag();
         }
+
+        // ---- events and the interrupt ----
+        List<Bool> raise = new ArrayList<>(cqFired);
+        while (raise.size() < IRQ_CQ_BITS) {
+            raise.add(False());
+        }
+        Bits cqClear = wire("irqCqClear", mux(irqStatus.hitDoWrite(), range(busif.writeData(), IRQ_CQ_BITS - 1, 0),
+                B(0, IRQ_CQ_BITS)));
+        set(cqPending, or(and(cqPending, not(cqClear)), catLsbFirst(raise)));
+        Bool asyncClear = wire("irqAsyncClear", and(irqStatus.hitDoWrite(), busif.writeData().apply(IRQ_CQ_BITS)));
+        Bool failed = False();
+        for (Bool f : qpFailed) {
+            failed = or(failed, f);
+        }
+        set(asyncPending, or(and(asyncPending, not(asyncClear)), failed));
+        Bool level = regInit("interruptLevel", bool(), False());
+        set(level, or(and(cqPending, cqEnable).orR(), and(asyncPending, asyncEnable)));
+        set(io.interrupt, level);
+    }
+
+    /**
+     * CQ_NOTIFY of CQ {@code c}: the notify request, armed by the host and disarmed when it fires; returns "fires
+     * now". A host write in the same cycle as a firing event wins (the entry it answers was written before the request).
+     */
+    private Bool notify(int c, String n) {
+        RegInst r = reg("CQ_NOTIFY", "Completion event request: write ARMED = 1 to arm; the core clears ARMED when it"
+                + " fires");
+        Bool armed = custom(r, "ARMED", () -> bool(), "RW", 0,
+                "armed: the next completion entry that counts sets IRQ_STATUS.CQ bit c", n + "notifyArmed");
+        Bool solicitedOnly = custom(r, "SOLICITED_ONLY", () -> bool(), "RW", 0,
+                "only solicited or failed completions count (else any)", n + "notifySolicitedOnly");
+        rnic.hw.qp.QpRings.CqEvent ev = io.cqEvent.payload();
+        Bool fires = wire(n + "notifyFires", and(io.cqEvent.valid(), eq(ev.cq, U(c, config.cqBits())), armed,
+                or(not(solicitedOnly), ev.solicited)));
+        when(fires, () -> set(armed, False()));
+        when(r.hitDoWrite(), () -> {
+            set(armed, busif.writeData().apply(0));
+            set(solicitedOnly, busif.writeData().apply(1));
+        });
+        return fires;
     }
 
     /** The registers and state machine of QP {@code q}; returns its "setup pending" flag. */
@@ -418,6 +498,9 @@ public final class RnicRegisterFile extends HwComponent {
             set(errKind, U(CqeKind.MPA_ERROR.code(), 8));
             set(errStatus, in.mpaCode);
         });
+        // The core moves the QP to ERR now (a Terminate or an MPA error; SQE is the host's to handle): an async event.
+        qpFailed.add(wire(n + "failsNow", and(canFail, or(and(ringError,
+                eq(io.qpError.payload().state, U(QpState.ERR.code(), 3))), and(not(ringError), in.mpaFailed)))));
         when(inReset, () -> {
             set(errKind, U(0, 8));
             set(errStatus, U(0, 8));

@@ -29,6 +29,8 @@ import rnic.wire.QpState;
  *       limits, producer indices read 0 in RESET, an illegal QP_STATE request is ignored; afterwards every register
  *       still holds its value (no two addresses alias).</li>
  *   <li>CORE_CONFIG, CORE_LIMITS and the cycle counter (CORE_CYCLE_LO latches CORE_CYCLE_HI).</li>
+ *   <li>IRQ_STATUS is write-1-to-clear, IRQ_ENABLE and CQ_NOTIFY read back what was written, and with nothing
+ *       pending the {@code interrupt} output stays low whatever the enable mask.</li>
  *   <li>A QP's configuration registers take writes in RESET and INIT only (the settings a connection runs with cannot
  *       change under it, MPA-26).</li>
  * </ul>
@@ -45,12 +47,15 @@ class RnicRegisterMapTest {
             new ContractBlock("STAG", 0x0100, 0, 1, "STAG", List.of("STAG_TYPE", "STAG_VERSION", "STAG_NEXT",
                     "STAG_INDEX", "STAG_KEY", "STAG_PD", "STAG_QP", "STAG_FLAGS", "STAG_VA_LO", "STAG_VA_HI",
                     "STAG_LEN_LO", "STAG_LEN_HI", "STAG_COMMAND", "STAG_STATUS")),
+            // IRQ: issue 12's events (pending bits write-1-to-clear, an enable mask for the interrupt output)
+            new ContractBlock("IRQ", 0x0200, 0, 1, "IRQ ", List.of("IRQ_TYPE", "IRQ_VERSION", "IRQ_NEXT",
+                    "IRQ_STATUS", "IRQ_ENABLE")),
             new ContractBlock("QP", 0x1000, 0x100, 4, "QP  ", List.of("QP_TYPE", "QP_VERSION", "QP_NEXT",
                     "QP_STATE", "QP_PD", "QP_IRD", "QP_ORD", "QP_MPA", "QP_EMSS", "QP_MULPDU", "QP_RX_SEQ_START",
                     "QP_SQ_BASE_LO", "QP_SQ_BASE_HI", "QP_SQ_SIZE", "QP_SQ_PROD", "QP_SQ_CONS", "QP_RQ_BASE_LO",
                     "QP_RQ_BASE_HI", "QP_RQ_SIZE", "QP_RQ_PROD", "QP_RQ_CONS", "QP_SQ_CQ", "QP_RQ_CQ", "QP_ERROR")),
             new ContractBlock("CQ", 0x2000, 0x40, 4, "CQ  ", List.of("CQ_TYPE", "CQ_VERSION", "CQ_NEXT",
-                    "CQ_BASE_LO", "CQ_BASE_HI", "CQ_SIZE", "CQ_PROD", "CQ_CONS")));
+                    "CQ_BASE_LO", "CQ_BASE_HI", "CQ_SIZE", "CQ_PROD", "CQ_CONS", "CQ_NOTIFY")));
 
     static int tag(String s) {
         int t = 0;
@@ -100,6 +105,13 @@ class RnicRegisterMapTest {
         assertEquals(0xFF, reg("QP_ERROR_KIND_MASK"));
         assertEquals(0xFF00, reg("QP_ERROR_STATUS_MASK"));
         assertEquals(8, reg("QP_ERROR_STATUS_SHIFT"));
+        // Events: one IRQ_STATUS / IRQ_ENABLE bit per CQ in 15:0, the asynchronous (QP error) bit 16.
+        for (String r : List.of("IRQ_STATUS", "IRQ_ENABLE")) {
+            assertEquals(0xFFFF, reg(r + "_CQ_MASK"), r);
+            assertEquals(0x1_0000, reg(r + "_ASYNC_MASK"), r);
+        }
+        assertEquals(1, reg("CQ_NOTIFY_ARMED_MASK"));
+        assertEquals(2, reg("CQ_NOTIFY_SOLICITED_ONLY_MASK"));
     }
 
     @Test
@@ -177,6 +189,7 @@ class RnicRegisterMapTest {
                     v = was;
                 }
                 case "WO" -> v = 0; // STAG_COMMAND: writing 1 programs an entry; reads 0
+                case "W1C" -> v = was & ~w; // IRQ_STATUS: writing 1 clears (nothing is pending in the walk)
                 case "RW" -> {
                     if (r.name().equals("QP_STATE")) {
                         v = QpState.RESET.code(); // the walk asks only for code 7: no state, ignored
@@ -232,6 +245,31 @@ class RnicRegisterMapTest {
                 }
             }
             assertTrue(checked > 400, "checked " + checked + " register reads");
+        });
+    }
+
+    @Test
+    void interruptRegistersAtRest() {
+        RnicBench.model(RnicBench.W).run("irq-rest", 5, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side a = bench.a;
+            assertEquals(0, a.read(reg("IRQ_STATUS")), "nothing pending after reset");
+            assertEquals(0, a.read(reg("IRQ_ENABLE")), "nothing enabled after reset");
+            a.write(reg("IRQ_ENABLE"), 0xFFFF_FFFF);
+            assertEquals(0x1_FFFF, a.read(reg("IRQ_ENABLE")), "16 CQ bits and ASYNC, reserved bits read 0");
+            a.write(reg("IRQ_STATUS"), 0xFFFF_FFFF);
+            assertEquals(0, a.read(reg("IRQ_STATUS")), "writing 1 to a clear bit leaves it clear");
+            for (int c = 0; c < 4; c++) {
+                assertEquals(0, a.read(RnicBench.cqReg(c, "CQ_NOTIFY")), "CQ " + c + " not armed after reset");
+                a.write(RnicBench.cqReg(c, "CQ_NOTIFY"), c % 2 == 0 ? 3 : 1);
+            }
+            tb.step(20);
+            for (int c = 0; c < 4; c++) {
+                assertEquals(c % 2 == 0 ? 3 : 1, a.read(RnicBench.cqReg(c, "CQ_NOTIFY")),
+                        "CQ " + c + " stays armed while no entry is written");
+            }
+            assertEquals(0, a.read(reg("IRQ_STATUS")));
+            assertTrue(!tb.signal(tb.dut().io.a.interrupt).getBool(), "interrupt low with nothing pending");
         });
     }
 
