@@ -200,6 +200,15 @@ final class EngineBench {
         }
     }
 
+    /**
+     * Reads of {@code [from, to)} fail from now on, on the engine's memory (SLVERR) and in the twin
+     * ({@link RdmapEndpoint#readFault}); the range should cover whole read bursts (e.g. 4 KiB pages).
+     */
+    void readFault(long from, long to) {
+        slave.withFault(from, to);
+        twin.readFault(from, to);
+    }
+
     /** Fills host memory (engine and twin alike). */
     void fill(long address, byte[] data) {
         memory.write(address, data);
@@ -248,6 +257,11 @@ final class EngineBench {
     /** Posts a work request to the engine and the twin. */
     void postSend(int qp, WorkRequest wr) {
         assertTrue(twin.postSend(qp, wr));
+        postSendToEngine(qp, wr);
+    }
+
+    /** Posts a work request to the engine alone (a bench without twin, or a QP the twin no longer follows). */
+    void postSendToEngine(int qp, WorkRequest wr) {
         requests.push(f -> {
             f.set("qp", qp).set("opcode", wr.opcode().code()).set("wrId", wr.wrId()).set("localAddress", 0)
                     .set("length", 0).set("localStag", 0).set("localTo", 0).set("remoteStag", 0).set("remoteTo", 0)
@@ -483,7 +497,8 @@ final class EngineBench {
                     opName(e.opcode), e.length, e.info);
             case READ_DONE -> String.format("done wr=%d RDMA_READ_REQUEST len=%d", e.wrId, e.length);
             case ATOMIC_DONE -> String.format("done wr=%d ATOMIC_REQUEST len=8", e.wrId);
-            case SEND_DONE -> String.format("done wr=%d %s len=%d", e.wrId, opName(e.opcode), e.length);
+            case SEND_DONE -> String.format("done wr=%d %s len=%d", e.wrId, opName(e.opcode), e.length)
+                    + (e.cause == null ? "" : " error " + e.cause);
             case TERMINATE_SENT -> "failure " + e.cause;
             case TERMINATE_RECEIVED -> String.format("terminate received %016x", e.info);
         };
@@ -501,7 +516,8 @@ final class EngineBench {
                     : String.format("recv wr=%d %s len=%d inv=%08x", r.wrId(), r.opcode(), r.length(),
                             r.invalidatedStag().orElse(0));
         } else if (a instanceof EndpointAction.RequestCompletion r) {
-            return String.format("done wr=%d %s len=%d", r.wrId(), r.opcode(), r.length());
+            return String.format("done wr=%d %s len=%d", r.wrId(), r.opcode(), r.length())
+                    + (r.error() == null ? "" : " error " + r.error());
         } else if (a instanceof EndpointAction.Failure f) {
             return "failure " + f.cause();
         } else if (a instanceof EndpointAction.TerminateReceived t) {
