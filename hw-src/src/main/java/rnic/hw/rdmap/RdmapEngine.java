@@ -74,6 +74,19 @@ public final class RdmapEngine extends HwComponent {
         }
     }
 
+    /** An MPA receiver failure of a QP's connection: the QP and the MPA Error Code (RFC 5044 §8: 1 … 7). */
+    public static final class LlpError extends HwBundle {
+        public final DdpConfig config;
+        public final UInt qp;
+        public final UInt code;
+
+        public LlpError(DdpConfig config) {
+            this.config = config;
+            qp = field("qp", uint(config.qpBits()));
+            code = field("code", uint(3));
+        }
+    }
+
     /** Ports. */
     public static final class Io extends HwBundle {
         public final DdpConfig config;
@@ -87,6 +100,13 @@ public final class RdmapEngine extends HwComponent {
         public final Stream<UInt> stagInvalidate;
         public final Flow<Bool> stagInvalidateDone;
         public final Stream<RdmapRxControl.Event> events;
+        /**
+         * The MPA receiver of a QP's connection failed after Full Operation (CRC, Marker, a hole: E-M1…E-M3): the QP
+         * fails and sends the Terminate of the error (Layer LLP, EType 0, the MPA Error Code, no headers; CONFORMANCE
+         * §3.1, RDMAP-18, DDP-27) as its last segment. No event: the MPA layer reports the error to the host itself.
+         * Always taken.
+         */
+        public final Stream<LlpError> llpError;
         /** Sticky: a memory access of a placement, fetch or atomic got an error response. */
         public final Bool memoryError;
 
@@ -104,6 +124,7 @@ public final class RdmapEngine extends HwComponent {
             stagInvalidateDone = field("stagInvalidateDone", spinal.lib.master$.MODULE$.apply(
                     spinal.lib.Flow$.MODULE$.apply(hardType(spinal.core.Bool::new))));
             events = field("events", Streams.masterStream(() -> new RdmapRxControl.Event(c)));
+            llpError = field("llpError", Streams.slaveStream(() -> new LlpError(c)));
             memoryError = field("memoryError", out(bool()));
         }
     }
@@ -167,7 +188,9 @@ public final class RdmapEngine extends HwComponent {
         Stream<RdmapRxControl.TerminateJob> toResponder = responder.io.terminates;
         java.util.List<Bool> termPending = new java.util.ArrayList<>();
         java.util.List<Bool> failPending = new java.util.ArrayList<>();
+        java.util.List<UInt> termCause = new java.util.ArrayList<>();
         for (int q = 0; q < c.qpCount(); q++) {
+            termCause.add(reg("localTermCause_" + q, uint(RdmapRxControl.CAUSE_BITS)));
             termPending.add(regInit("localTermPending_" + q, bool(), False()));
             failPending.add(regInit("localFailPending_" + q, bool(), False()));
         }
@@ -178,7 +201,7 @@ public final class RdmapEngine extends HwComponent {
         Bool pickLocalTerm = wire("pickLocalTerm", mux(termWaiting, termHeldLocal, not(ctlTerm.valid())));
         RdmapRxControl.TerminateJob localJob = wire("localTerminate", new RdmapRxControl.TerminateJob(c));
         set(localJob.qp, termQp);
-        set(localJob.cause, U(RdmapRxControl.causeCode(LOCAL_ERROR), RdmapRxControl.CAUSE_BITS));
+        set(localJob.cause, vec(termCause).apply(termQp));
         set(localJob.segmentLength, U(0, 16));
         set(localJob.octets, B(0, 8 * RdmapRxControl.TERMINATE_COPY_OCTETS));
         set(toResponder.valid(), mux(pickLocalTerm, anyTerm, ctlTerm.valid()));
@@ -308,11 +331,20 @@ public final class RdmapEngine extends HwComponent {
         for (int q = 0; q < c.qpCount(); q++) {
             final int qp = q;
             Bool mine = wire("localFail_" + q, and(failHere, eq(bq, U(q, c.qpBits()))));
-            halt.add(mine);
+            // An MPA error of the connection, unless the QP has failed already (one Terminate per QP).
+            Bool llp = wire("llpFail_" + q, and(io.llpError.valid(), eq(io.llpError.payload().qp, U(q, c.qpBits())),
+                    not(control.io.failed.apply(q)), not(mine)));
+            halt.add(or(mine, llp));
+            when(llp, () -> {
+                set(termPending.get(qp), True());
+                set(termCause.get(qp), add(U(RdmapRxControl.LLP_CAUSE_BASE, RdmapRxControl.CAUSE_BITS),
+                        io.llpError.payload().code.resize(RdmapRxControl.CAUSE_BITS)));
+            });
             when(and(segEnd, reqSeg, eq(bq, U(q, c.qpBits()))), () -> set(msgError.get(qp),
                     and(not(reqLast), segError)));
             when(mine, () -> {
                 set(termPending.get(qp), True());
+                set(termCause.get(qp), U(RdmapRxControl.causeCode(LOCAL_ERROR), RdmapRxControl.CAUSE_BITS));
                 set(failPending.get(qp), True());
             });
             when(and(localTermTaken, eq(termQp, U(q, c.qpBits()))), () -> set(termPending.get(qp), False()));
@@ -323,6 +355,7 @@ public final class RdmapEngine extends HwComponent {
             });
         }
         set(control.io.halt, catLsbFirst(halt));
+        set(io.llpError.ready(), True());
 
         // ---- memory ----
         memory.io.placer.$less$less(placer.io.axi);

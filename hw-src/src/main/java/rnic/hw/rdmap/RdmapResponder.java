@@ -36,7 +36,8 @@ import spinal.lib.Stream;
  * local address, then ATOMIC_DONE is reported ({@code events}).</li>
  * <li><b>Terminate</b>: the Terminate header of the cause (Layer/EType/Error Code, HdrCt M/D/R from
  * {@link TerminateCause}), with the failing segment's length and DDP header (14 or 18 octets by its T flag) when D is
- * set, and its Read Request header when R is set, on queue 2 with MSN 1 and MO 0 (RFC 5040 §4.8, CONFORMANCE §2.7.2).
+ * set, and its Read Request header when R is set, on queue 2 with MSN 1 and MO 0 (RFC 5040 §4.8, CONFORMANCE §2.7.2);
+ * an MPA error's ({@link RdmapRxControl#LLP_CAUSE_BASE}) is Layer LLP, EType 0, its MPA Error Code, no headers (§3.1).
  * Terminates go before jobs.</li>
  * </ul>
  */
@@ -138,6 +139,13 @@ public final class RdmapResponder extends HwComponent {
                 set(m, tc.m() ? True() : False());
                 set(d, tc.d() ? True() : False());
                 set(r, tc.r() ? True() : False());
+            });
+        }
+        // An MPA error of the QP's connection: Layer LLP, EType 0, no headers (CONFORMANCE §3.1, §3.4).
+        for (rnic.wire.MpaErrorCode mc : rnic.wire.MpaErrorCode.values()) {
+            when(eq(t.cause, U(RdmapRxControl.llpCauseCode(mc), RdmapRxControl.CAUSE_BITS)), () -> {
+                set(layerEtype, B(mc.layerEtype(), 8));
+                set(code, B(mc.code(), 8));
             });
         }
         Bool failedTagged = wire("failedTagged", t.octets.apply(7));

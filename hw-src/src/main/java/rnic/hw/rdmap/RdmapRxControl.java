@@ -95,9 +95,20 @@ public final class RdmapRxControl extends HwComponent {
         return c.ordinal() + 1;
     }
 
-    /** The cause of a port value, or null for 0. */
+    /**
+     * Cause values from here on are MPA errors (Terminate Layer LLP, EType 0, Error Code = value − this; CONFORMANCE
+     * §3.1), which only a {@link TerminateJob} carries: the transmit side sends them for its connection's MPA receiver.
+     */
+    public static final int LLP_CAUSE_BASE = 48;
+
+    /** The cause value of the MPA error {@code c} on a {@link TerminateJob}. */
+    public static int llpCauseCode(rnic.wire.MpaErrorCode c) {
+        return LLP_CAUSE_BASE + c.code();
+    }
+
+    /** The cause of a port value, or null for 0 (and for an MPA error's value, which is no {@link TerminateCause}). */
     public static TerminateCause cause(int code) {
-        return code == 0 ? null : TerminateCause.values()[code - 1];
+        return code == 0 || code > TerminateCause.values().length ? null : TerminateCause.values()[code - 1];
     }
 
     /** An event for the host, see {@link RxEventKind}. */

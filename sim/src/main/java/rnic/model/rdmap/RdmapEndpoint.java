@@ -143,6 +143,9 @@ import rnic.wire.TerminateCause;
  * {@link Terminate#outbound(TerminateCause) 0/0/00 without headers} (RFC 5040 §7.1 rule 1: no segment caused it;
  * E-R0). A Read Response segment that read a fault fails the QP right after it (the rest of the response is
  * discarded).</li>
+ * <li><b>LLP errors</b> ({@link #llpError}): an MPA receive error of the QP's connection fails the QP like decision 15
+ * with the Terminate of CONFORMANCE §3.1 (Layer LLP, no headers) and no {@link Failure} (the MPA layer reports it to
+ * the host).</li>
  * </ol>
  */
 public final class RdmapEndpoint {
@@ -267,6 +270,24 @@ public final class RdmapEndpoint {
         q.sendQueue.add(e);
         q.completions.add(e);
         return true;
+    }
+
+    /**
+     * The MPA receiver of QP {@code qp}'s connection failed after Full Operation with {@code code} (CRC, Marker,
+     * framing: E-M2, E-M3; decision 20): the QP fails as in decision 15 — inbound dropped, queued work discarded — and
+     * its next and last segment is the Terminate {@link Terminate#llp(rnic.wire.MpaErrorCode) Layer LLP, EType 0,
+     * that Error Code, no headers} (CONFORMANCE §3.1; MPA-45 keeps the transmit half). No event: the MPA layer
+     * reports the error. Nothing happens to a QP that has failed already (one Terminate per QP).
+     */
+    public void llpError(int qp, rnic.wire.MpaErrorCode code) {
+        Qp q = qp(qp);
+        if (q.failed) {
+            return;
+        }
+        stop(q);
+        q.terminate = new Sending(Source.TERMINATE, Terminate.llp(code).segments(q.ddp, q.config.mulpdu()), null, 0,
+                o -> {
+                });
     }
 
     /** Whether QP {@code qp} has failed: it found an error or received a Terminate. */

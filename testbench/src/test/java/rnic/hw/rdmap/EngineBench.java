@@ -76,6 +76,7 @@ final class EngineBench {
     private final StreamSource<Consumer<Fields>> setup;
     private final StreamSource<Consumer<Fields>> program;
     private final StreamSource<Long> invalidate;
+    private final StreamSource<long[]> llpErrors;
     private final Map<Integer, ByteBuf> assembling = new HashMap<>();
     private final int octets;
     private final List<StagTable.Region> regions = new ArrayList<>();
@@ -159,6 +160,15 @@ final class EngineBench {
                 () -> new Event(RxEventKind.of((int) ev.get("kind")), (int) ev.get("qp"), ev.get("wrId"),
                         ev.get("length"), ev.get("info"), RdmapRxControl.cause((int) ev.get("cause")),
                         (int) ev.get("opcode"), (int) ev.get("stag")), out, events::add));
+        // After the tx agent: a segment the engine shows in the cycle it takes an MPA error still goes (the QP fails
+        // from the next cycle), so the twin hears of the error after it has sent that segment.
+        Fields llpf = Fields.of(tb, io.llpError.payload());
+        llpErrors = tb.add(new StreamSource<long[]>(tb.signal(io.llpError.valid()), tb.signal(io.llpError.ready()),
+                e -> llpf.set("qp", e[0]).set("code", e[1]), Pacer.always())).onAccepted(e -> {
+                    if (twin != null) {
+                        twin.llpError((int) e[0], rnic.wire.MpaErrorCode.of((int) e[1]));
+                    }
+                });
         tb.reset(3);
     }
 
@@ -207,6 +217,11 @@ final class EngineBench {
     void readFault(long from, long to) {
         slave.withFault(from, to);
         twin.readFault(from, to);
+    }
+
+    /** The MPA receiver of QP {@code qp}'s connection failed with {@code code}: told to the engine and the twin. */
+    void llpError(int qp, rnic.wire.MpaErrorCode code) {
+        llpErrors.push(new long[] {qp, code.code()});
     }
 
     /** Fills host memory (engine and twin alike). */
@@ -401,7 +416,7 @@ final class EngineBench {
     /** Whether every input queue has been taken by the engine. */
     boolean inputsIdle() {
         return !rx.busy() && !requests.busy() && !recv.busy() && !setup.busy() && !program.busy()
-                && !invalidate.busy();
+                && !invalidate.busy() && !llpErrors.busy();
     }
 
     /** Runs until nothing is sent, reported or accessed for 200 cycles (inputs may still wait, e.g. for ORD). */
