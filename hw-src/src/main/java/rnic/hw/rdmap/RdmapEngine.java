@@ -42,7 +42,13 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * requester (work requests), built with their payload by {@link DdpSegmentBuilder}. After this side has sent a
  * Terminate on a QP nothing more is sent on it (RFC 5040 §5.4: the stream is dead). Events of the receive side, the
  * responder (ATOMIC_DONE) and the requester (SEND_DONE) are merged onto {@code events}, the requester's completions
- * of each QP in submission order ({@link RdmapCompletionOrder}, RDMAP-23), which also frees ORD slots.
+ * of each QP in submission order ({@link RdmapCompletionOrder}, RDMAP-23), which also frees ORD slots. A Write, Send
+ * or Immediate Data completes when its last segment has left on {@code tx} whole — every payload octet read, so the
+ * host may reuse the source buffer the cycle SEND_DONE arrives. Local failures, decided at the transmit output: a
+ * payload read answered SLVERR/DECERR ({@link #LOCAL_ERROR}: the request completes in error, then TERMINATE_SENT) and
+ * an MPA receive error of the QP's connection ({@code llpError}: the LLP Terminate, no event) fail the QP like a
+ * receive-side error — inbound dropped, the Terminate its last segment. Opening or closing a QP forgets its
+ * outstanding Reads and Atomics and the completions still queued for it.
  */
 public final class RdmapEngine extends HwComponent {
     /**
