@@ -44,7 +44,10 @@ import rnic.verbs.WorkRequest;
  * receive completion of a QP carries the n-th Send's payload (RDMAP-12, DDP-14); the n-th FetchAdd returns the initial
  * value plus the earlier adds and the counter ends at the sum (RDMAP-28, RFC 7306 §5.1.1); every completion is
  * SUCCESS and comes in posting order per QP (RDMAP-23). Sends are paced by a credit count the test keeps (a ULP's
- * credits), so a receive buffer is always there.
+ * credits), so a receive buffer is always there. A request's local buffer is a slot that is free again the moment its
+ * completion is seen (RDMAP-23: a completed Write or Send no longer reads its source): the test then overwrites the
+ * slot with a new pattern at once, and the next request of that QP takes the slot freed last — so a completion that
+ * came before the core had read its payload would show up as a wrong Write target or Send payload at the peer.
  */
 @Tag("verilator")
 class RandomMixSystemTest {
@@ -110,7 +113,7 @@ class RandomMixSystemTest {
             DmaBuffer[] recv = new DmaBuffer[QPS];
             MemoryRegion[] mrRecv = new MemoryRegion[QPS];
             RemoteBuffer[][] remote = new RemoteBuffer[QPS][];
-            // 16 4-KB slots per QP, used in turn
+            // 16 4-KB slots per QP; a slot is busy from posting until its completion is seen (at most 8 are)
             DmaBuffer local = dev.allocate(LOCAL_SLOTS * 4096);
             MemoryRegion mrLocal = pd.registerMemory(local, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             for (int q = 0; q < QPS; q++) {
@@ -147,6 +150,13 @@ class RandomMixSystemTest {
                 pending.add(new ArrayDeque<>());
             }
             int[] posted = new int[QPS];
+            List<ArrayDeque<Integer>> freeSlots = new ArrayList<>();
+            for (int q = 0; q < QPS; q++) {
+                freeSlots.add(new ArrayDeque<>());
+                for (int i = 0; i < 16; i++) {
+                    freeSlots.get(q).add((q * 16 + i) * 4096);
+                }
+            }
             int[] receivedSends = new int[QPS];
             Completion[] out = Completion.array(32);
             long t0 = dev.cycles();
@@ -158,11 +168,8 @@ class RandomMixSystemTest {
                     int kind = rnd.nextInt(4);
                     int len = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(3000) : 1 + rnd.nextInt(200);
                     int off = rnd.nextInt(TARGET - len);
-                    // QP q's requests complete in posting order (RDMAP-23) and at most 8 are in flight; a slot is
-                    // reused only 16 requests later on its QP, well after its request completed: a Write or Send
-                    // completes when its last segment is issued, a little before the core has read all of its payload
-                    // (a known defect, see the README), so an immediate reuse could change what is sent
-                    int loc = (q * 16 + posted[q] % 16) * 4096;
+                    // the slot freed last (by the completion just seen, if any): reused at once
+                    int loc = freeSlots.get(q).pop();
                     if (kind == 2 && peer.credits[q] == 0) {
                         kind = 0;
                     }
@@ -174,11 +181,11 @@ class RandomMixSystemTest {
                             local.put(loc, data);
                             System.arraycopy(data, 0, me.peerTarget[q], off, len);
                             wr = WorkRequest.rdmaWrite(mrLocal.sge(loc, len), remote[q][0].plus(off));
-                            pending.get(q).add(new long[] {0});
+                            pending.get(q).add(new long[] {0, loc, len});
                         }
                         case 1 -> {
                             wr = WorkRequest.rdmaRead(mrLocal.sge(loc, len), remote[q][1].plus(off));
-                            pending.get(q).add(new long[] {1, loc, off, len});
+                            pending.get(q).add(new long[] {1, loc, len, off});
                         }
                         case 2 -> {
                             byte[] data = new byte[Math.min(len, RECV)];
@@ -187,14 +194,14 @@ class RandomMixSystemTest {
                             me.sent.get(q).add(data);
                             peer.credits[q]--;
                             wr = WorkRequest.send(mrLocal.sge(loc, data.length));
-                            pending.get(q).add(new long[] {2});
+                            pending.get(q).add(new long[] {2, loc, data.length});
                         }
                         default -> {
                             long add = 1 + rnd.nextInt(1000);
                             long expectOriginal = COUNTER_INITIAL + me.addsTotal[q];
                             me.addsTotal[q] += add;
                             wr = WorkRequest.fetchAdd(mrLocal.sge(loc, 8), remote[q][2], add);
-                            pending.get(q).add(new long[] {3, loc, expectOriginal});
+                            pending.get(q).add(new long[] {3, loc, 8, expectOriginal});
                         }
                     }
                     qps[q].postSend(wr);
@@ -212,14 +219,19 @@ class RandomMixSystemTest {
                         continue;
                     }
                     if (e[0] == 1) {
-                        byte[] want = Arrays.copyOfRange(sourcePattern(peer.name, cq), (int) e[2],
-                                (int) (e[2] + e[3]));
-                        if (!Arrays.equals(want, local.get(e[1], (int) e[3]))) {
-                            fail(me, "QP " + cq + " Read of " + e[3] + " at " + e[2] + " returned other data");
+                        byte[] want = Arrays.copyOfRange(sourcePattern(peer.name, cq), (int) e[3],
+                                (int) (e[3] + e[2]));
+                        if (!Arrays.equals(want, local.get(e[1], (int) e[2]))) {
+                            fail(me, "QP " + cq + " Read of " + e[2] + " at " + e[3] + " returned other data");
                         }
-                    } else if (e[0] == 3 && local.getLong(e[1]) != e[2]) {
-                        fail(me, "QP " + cq + " FetchAdd returned " + local.getLong(e[1]) + ", model " + e[2]);
+                    } else if (e[0] == 3 && local.getLong(e[1]) != e[3]) {
+                        fail(me, "QP " + cq + " FetchAdd returned " + local.getLong(e[1]) + ", model " + e[3]);
                     }
+                    // The request is done with its buffer: a new pattern goes in at once, and the slot is next.
+                    byte[] scribble = new byte[(int) e[2]];
+                    rnd.nextBytes(scribble);
+                    local.put(e[1], scribble);
+                    freeSlots.get(cq).push((int) e[1]);
                     done++;
                 }
                 // the peer's Sends

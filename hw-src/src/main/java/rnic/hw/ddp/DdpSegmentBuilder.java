@@ -85,7 +85,11 @@ public final class DdpSegmentBuilder extends HwComponent {
         }
     }
 
-    /** Ports: {@code cmd_*} in; {@code axi_*} (AXI4 read master), {@code segment_*}, {@code done_*} out. */
+    /**
+     * Ports: {@code cmd_*} in; {@code axi_*} (AXI4 read master), {@code segment_*}, {@code done_*} out, and beside
+     * {@code segment} the tag of the segment it shows and whether a read of its payload failed so far (complete on its
+     * last beat): a user that must act in the cycle the last beat is taken (before {@code done} arrives) reads them.
+     */
     public static final class Io extends HwBundle {
         public final DdpConfig config;
         public final int tagWidth;
@@ -93,6 +97,10 @@ public final class DdpSegmentBuilder extends HwComponent {
         public final Axi4ReadOnly axi;
         public final Stream<DdpBeat> segment;
         public final Stream<MemoryDone> done;
+        /** The command tag of the segment shown on {@code segment}. */
+        public final Bits segmentTag;
+        /** An R beat of the shown segment's payload so far answered other than OKAY (on its last beat: any). */
+        public final Bool segmentError;
 
         public Io(DdpConfig config, int tagWidth) {
             this.config = config;
@@ -101,6 +109,8 @@ public final class DdpSegmentBuilder extends HwComponent {
             axi = field("axi", MemoryPort.readMaster(config.dataWidth()));
             segment = field("segment", Streams.masterStream(() -> new DdpBeat(config)));
             done = field("done", Streams.masterStream(() -> new MemoryDone(tagWidth)));
+            segmentTag = field("segmentTag", out(bits(tagWidth)));
+            segmentError = field("segmentError", out(bool()));
         }
     }
 
@@ -342,6 +352,8 @@ public final class DdpSegmentBuilder extends HwComponent {
         set(io.segment.payload().data, outData);
         set(io.segment.payload().length, outLength);
         set(io.segment.payload().qp, outQp);
+        set(io.segmentTag, outTag);
+        set(io.segmentError, outError);
         set(doneIn.valid(), and(io.segment.fire(), outLast));
         set(doneIn.payload().tag, outTag);
         set(doneIn.payload().error, outError);

@@ -14,14 +14,19 @@ import spinal.lib.Stream;
 
 /**
  * Reports the requester's completions of each QP in the order its work requests were submitted (RFC 5040 §5.5 rules
- * 13–15, RFC 7306 §5.4 item 7; RDMAP-23, RDMAP-38): a Write, Send or Immediate Data is complete when sent, a Read when
- * its last Read Response is placed, an Atomic when its response is matched and the original value stored — but a
- * completion is reported only after every earlier request of the same QP. No order between QPs.
+ * 13–15, RFC 7306 §5.4 item 7; RDMAP-23, RDMAP-38): a Write, Send or Immediate Data is complete when its last segment
+ * has left the transmit side whole, every payload octet read from host memory ({@code sent}), a Read when its last
+ * Read Response is placed, an Atomic when its response is matched and the original value stored — but a completion is
+ * reported only after every earlier request of the same QP. No order between QPs. A Write or Send whose payload read
+ * failed (SLVERR/DECERR) completes with the cause {@code sent} gives ({@code RDMAP_LOCAL_CATASTROPHIC}); its QP fails
+ * then, so it is the last of its QP to complete.
  *
  * <p>Per QP: the submitted requests in order ({@code submitted}, from the requester when a request's last segment is
  * handed on, with its event filled in), and the Read and Atomic completions that have happened ({@code readDone},
- * {@code atomicDone}; each in its own order, RFC 7306 §7 gives none between the two). The head request is reported when it is a Write/Send/Imm,
- * or when a completion of its kind is waiting. A Read or Atomic completion frees its ORD slot as it is taken here
+ * {@code atomicDone}; each in its own order, RFC 7306 §7 gives none between the two), and the Writes/Sends/Immediate
+ * Data that have been sent ({@code sent}, a count). The head request is reported when a completion of its kind is
+ * waiting. Opening or closing a QP ({@code clear}) forgets its requests and completions: they belong to the
+ * connection that ended (a Read whose response can no longer arrive must not hold the next one's completions). A Read or Atomic completion frees its ORD slot as it is taken here
  * ({@code ordRelease}), not when the host reads the event: the peer's response has arrived.
  */
 public final class RdmapCompletionOrder extends HwComponent {
@@ -47,9 +52,24 @@ public final class RdmapCompletionOrder extends HwComponent {
         }
     }
 
+    /** A Write, Send or Immediate Data whose last segment has been sent whole: its QP and the cause, or 0. */
+    public static final class Sent extends HwBundle {
+        public final DdpConfig config;
+        public final UInt qp;
+        public final UInt cause;
+
+        public Sent(DdpConfig config) {
+            this.config = config;
+            qp = field("qp", uint(config.qpBits()));
+            cause = field("cause", uint(RdmapRxControl.CAUSE_BITS));
+        }
+    }
+
     /** Ports. */
     public static final class Io extends HwBundle {
         public final Stream<Submitted> submitted;
+        public final spinal.lib.Flow<Sent> sent;
+        public final spinal.lib.Flow<UInt> clear;
         public final Stream<RdmapRxControl.Event> readDone;
         public final Stream<RdmapRxControl.Event> atomicDone;
         public final Stream<RdmapRxControl.Event> completions;
@@ -57,6 +77,10 @@ public final class RdmapCompletionOrder extends HwComponent {
 
         public Io(DdpConfig c) {
             submitted = field("submitted", Streams.slaveStream(() -> new Submitted(c)));
+            sent = field("sent", spinal.lib.slave$.MODULE$.apply(
+                    spinal.lib.Flow$.MODULE$.apply(hardType(() -> new Sent(c)))));
+            clear = field("clear", spinal.lib.slave$.MODULE$.apply(
+                    spinal.lib.Flow$.MODULE$.apply(hardType(() -> uint(c.qpBits())))));
             readDone = field("readDone", Streams.slaveStream(() -> new RdmapRxControl.Event(c)));
             atomicDone = field("atomicDone", Streams.slaveStream(() -> new RdmapRxControl.Event(c)));
             completions = field("completions", Streams.masterStream(() -> new RdmapRxControl.Event(c)));
@@ -79,8 +103,15 @@ public final class RdmapCompletionOrder extends HwComponent {
         // Read completions carry nothing the report needs (the request has its wrId and length): a count per QP.
         // Atomic completions carry the original value: a queue of values per QP.
         List<UInt> readsDone = new ArrayList<>();
+        // Sent Writes/Sends/Immediate Data: a count per QP (at most DEPTH wait), and the cause of the last one — after
+        // a failed one nothing more is sent on its QP until it is opened again.
+        List<UInt> sentDone = new ArrayList<>();
+        List<UInt> sentCause = new ArrayList<>();
+        int sb = log2Up(DEPTH + 1);
         for (int q = 0; q < qps; q++) {
             readsDone.add(regInit("readsDone_" + q, uint(8), U(0, 8)));
+            sentDone.add(regInit("sentDone_" + q, uint(sb), U(0, sb)));
+            sentCause.add(regInit("sentCause_" + q, uint(RdmapRxControl.CAUSE_BITS), U(0, RdmapRxControl.CAUSE_BITS)));
         }
         set(io.readDone.ready(), True());
         Stream<spinal.core.Bits> originals = wire("originals", Streams.stream(() -> bits(64)));
@@ -103,7 +134,8 @@ public final class RdmapCompletionOrder extends HwComponent {
             Submitted h = s.payload();
             Bool isRead = eq(h.kind, U(READ, 2));
             Bool isAtomic = eq(h.kind, U(ATOMIC, 2));
-            Bool can = wire("ready_" + q, and(s.valid(), or(eq(h.kind, U(SENT, 2)), and(isRead,
+            Bool isSent = eq(h.kind, U(SENT, 2));
+            Bool can = wire("ready_" + q, and(s.valid(), or(and(isSent, neq(sentDone.get(q), U(0, sb))), and(isRead,
                     neq(readsDone.get(q), U(0, 8))), and(isAtomic, atomics.get(q).valid()))));
             ready.add(can);
             // The requester filled in the event; an Atomic's original value comes with its completion.
@@ -111,6 +143,9 @@ public final class RdmapCompletionOrder extends HwComponent {
             set(e, h.event);
             e.info.allowOverride();
             set(e.info, mux(isAtomic, atomics.get(q).payload(), h.event.info));
+            // The cause belongs to the last sent one: reported when it is the only one left.
+            e.cause.allowOverride();
+            set(e.cause, mux(and(isSent, eq(sentDone.get(q), U(1, sb))), sentCause.get(q), h.event.cause));
             events.add(e);
         }
         // The lowest ready QP, kept while its completion waits to be taken (a shown beat stays).
@@ -137,6 +172,20 @@ public final class RdmapCompletionOrder extends HwComponent {
             when(and(readIn, not(readTaken)), () -> set(readsDone.get(qp), add(readsDone.get(qp), U(1, 8))));
             when(and(readTaken, not(readIn)), () -> set(readsDone.get(qp), sub(readsDone.get(qp), U(1, 8))));
             set(atomics.get(q).ready(), and(take, eq(h.kind, U(ATOMIC, 2))));
+            Bool sentTaken = and(take, eq(h.kind, U(SENT, 2)));
+            Bool sentIn = and(io.sent.valid(), eq(io.sent.payload().qp, U(q, qb)));
+            when(and(sentIn, not(sentTaken)), () -> set(sentDone.get(qp), add(sentDone.get(qp), U(1, sb))));
+            when(and(sentTaken, not(sentIn)), () -> set(sentDone.get(qp), sub(sentDone.get(qp), U(1, sb))));
+            when(sentIn, () -> set(sentCause.get(qp), io.sent.payload().cause));
+            Bool clearMine = and(io.clear.valid(), eq(io.clear.payload(), U(q, qb)));
+            for (Stream<?> f : List.of(subs.get(q), atomics.get(q))) {
+                set((Bool) ((spinal.lib.StreamFifo<?>) f.component()).io().find("flush"), clearMine);
+            }
+            when(clearMine, () -> {
+                set(readsDone.get(qp), U(0, 8));
+                set(sentDone.get(qp), U(0, sb));
+                set(sentCause.get(qp), U(0, RdmapRxControl.CAUSE_BITS));
+            });
         }
     }
 

@@ -42,9 +42,20 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * requester (work requests), built with their payload by {@link DdpSegmentBuilder}. After this side has sent a
  * Terminate on a QP nothing more is sent on it (RFC 5040 §5.4: the stream is dead). Events of the receive side, the
  * responder (ATOMIC_DONE) and the requester (SEND_DONE) are merged onto {@code events}, the requester's completions
- * of each QP in submission order ({@link RdmapCompletionOrder}, RDMAP-23), which also frees ORD slots.
+ * of each QP in submission order ({@link RdmapCompletionOrder}, RDMAP-23), which also frees ORD slots. A Write, Send
+ * or Immediate Data completes when its last segment has left on {@code tx} whole — every payload octet read, so the
+ * host may reuse the source buffer the cycle SEND_DONE arrives. Local failures, decided at the transmit output: a
+ * payload read answered SLVERR/DECERR ({@link #LOCAL_ERROR}: the request completes in error, then TERMINATE_SENT) and
+ * an MPA receive error of the QP's connection ({@code llpError}: the LLP Terminate, no event) fail the QP like a
+ * receive-side error — inbound dropped, the Terminate its last segment. Opening or closing a QP forgets its
+ * outstanding Reads and Atomics and the completions still queued for it.
  */
 public final class RdmapEngine extends HwComponent {
+    /**
+     * The cause of a local memory error (a payload read answered SLVERR/DECERR): E-R0, RDMAP Local Catastrophic,
+     * Terminate 0/0/00 without headers (RFC 5040 §7.1, CONFORMANCE E-R0/E-R21: 0/0/xx, headers absent).
+     */
+    public static final rnic.wire.TerminateCause LOCAL_ERROR = rnic.wire.TerminateCause.RDMAP_LOCAL_CATASTROPHIC;
     /** Beats of received payload buffered while the segment's head is decided. */
     public static final int PAYLOAD_DEPTH = 32;
 
@@ -69,6 +80,19 @@ public final class RdmapEngine extends HwComponent {
         }
     }
 
+    /** An MPA receiver failure of a QP's connection: the QP and the MPA Error Code (RFC 5044 §8: 1 … 7). */
+    public static final class LlpError extends HwBundle {
+        public final DdpConfig config;
+        public final UInt qp;
+        public final UInt code;
+
+        public LlpError(DdpConfig config) {
+            this.config = config;
+            qp = field("qp", uint(config.qpBits()));
+            code = field("code", uint(3));
+        }
+    }
+
     /** Ports. */
     public static final class Io extends HwBundle {
         public final DdpConfig config;
@@ -82,6 +106,13 @@ public final class RdmapEngine extends HwComponent {
         public final Stream<UInt> stagInvalidate;
         public final Flow<Bool> stagInvalidateDone;
         public final Stream<RdmapRxControl.Event> events;
+        /**
+         * The MPA receiver of a QP's connection failed after Full Operation (CRC, Marker, a hole: E-M1…E-M3): the QP
+         * fails and sends the Terminate of the error (Layer LLP, EType 0, the MPA Error Code, no headers; CONFORMANCE
+         * §3.1, RDMAP-18, DDP-27) as its last segment. No event: the MPA layer reports the error to the host itself.
+         * Always taken.
+         */
+        public final Stream<LlpError> llpError;
         /** Sticky: a memory access of a placement, fetch or atomic got an error response. */
         public final Bool memoryError;
 
@@ -99,6 +130,7 @@ public final class RdmapEngine extends HwComponent {
             stagInvalidateDone = field("stagInvalidateDone", spinal.lib.master$.MODULE$.apply(
                     spinal.lib.Flow$.MODULE$.apply(hardType(spinal.core.Bool::new))));
             events = field("events", Streams.masterStream(() -> new RdmapRxControl.Event(c)));
+            llpError = field("llpError", Streams.slaveStream(() -> new LlpError(c)));
             memoryError = field("memoryError", out(bool()));
         }
     }
@@ -129,6 +161,7 @@ public final class RdmapEngine extends HwComponent {
         atomic = child("atomic", () -> new RdmapAtomicEngine(c));
         builder = child("builder", () -> new DdpSegmentBuilder(c, DdpSegmentBuilder.DEFAULT_TAG_WIDTH));
         memory = child("memory", () -> new MemoryArbiter(c.dataWidth()));
+        order = child("order", () -> new RdmapCompletionOrder(c));
 
         // ---- receive ----
         Streams.connect(io.rx, header.io.input);
@@ -155,7 +188,34 @@ public final class RdmapEngine extends HwComponent {
         Streams.connect(io.recv, control.io.recv);
         Streams.connect(requester.io.outstanding, control.io.outstanding);
         Streams.connect(control.io.jobs, responder.io.jobs);
-        Streams.connect(control.io.terminates, responder.io.terminates);
+        // The responder's Terminates: the receive side's, and those of local errors found at the transmit output
+        // (below), the receive side's first; a shown one stays until taken.
+        Stream<RdmapRxControl.TerminateJob> ctlTerm = control.io.terminates;
+        Stream<RdmapRxControl.TerminateJob> toResponder = responder.io.terminates;
+        java.util.List<Bool> termPending = new java.util.ArrayList<>();
+        java.util.List<Bool> failPending = new java.util.ArrayList<>();
+        java.util.List<UInt> termCause = new java.util.ArrayList<>();
+        for (int q = 0; q < c.qpCount(); q++) {
+            termCause.add(reg("localTermCause_" + q, uint(RdmapRxControl.CAUSE_BITS)));
+            termPending.add(regInit("localTermPending_" + q, bool(), False()));
+            failPending.add(regInit("localFailPending_" + q, bool(), False()));
+        }
+        UInt termQp = wire("localTermQp", lowestSet(termPending, c.qpBits()));
+        Bool anyTerm = wire("localTermAny", orAll(termPending));
+        Bool termHeldLocal = regInit("termHeldLocal", bool(), False());
+        Bool termWaiting = regInit("termWaiting", bool(), False());
+        Bool pickLocalTerm = wire("pickLocalTerm", mux(termWaiting, termHeldLocal, not(ctlTerm.valid())));
+        RdmapRxControl.TerminateJob localJob = wire("localTerminate", new RdmapRxControl.TerminateJob(c));
+        set(localJob.qp, termQp);
+        set(localJob.cause, vec(termCause).apply(termQp));
+        set(localJob.segmentLength, U(0, 16));
+        set(localJob.octets, B(0, 8 * RdmapRxControl.TERMINATE_COPY_OCTETS));
+        set(toResponder.valid(), mux(pickLocalTerm, anyTerm, ctlTerm.valid()));
+        set(toResponder.payload(), mux(pickLocalTerm, localJob, ctlTerm.payload()));
+        set(ctlTerm.ready(), and(toResponder.ready(), not(pickLocalTerm)));
+        Bool localTermTaken = wire("localTermTaken", and(toResponder.fire(), pickLocalTerm));
+        set(termWaiting, and(toResponder.valid(), not(toResponder.ready())));
+        set(termHeldLocal, pickLocalTerm);
         Streams.connect(responder.io.atomic, atomic.io.job);
         Streams.connect(atomic.io.done, responder.io.atomicDone);
 
@@ -248,6 +308,61 @@ public final class RdmapEngine extends HwComponent {
         });
         set(builder.io.done.ready(), True());
 
+        // ---- true completions and local errors, decided as a segment's last beat leaves whole (RDMAP-23) ----
+        // A Write, Send or Immediate Data completes once its last segment has been built from memory and taken by
+        // the MPA side: every payload octet has been read, so the host may reuse the source buffer at once. A
+        // payload read answered SLVERR/DECERR fails the QP with a local catastrophic error (E-R0, Terminate 0/0/00,
+        // no headers: RFC 5040 §5.4, §7.1): at the end of a request message (so the message's completion carries
+        // the error), at once for a response segment. The segment itself has gone out whole (its framing cannot be
+        // cut short); the Terminate is the next and last segment of the QP.
+        Bits segTag = builder.io.segmentTag;
+        Bool reqSeg = wire("segFromRequester", segTag.apply(RdmapTxRequester.TAG_REQUEST));
+        Bool reqLast = wire("segEndsRequest", and(reqSeg, segTag.apply(RdmapTxRequester.TAG_LAST)));
+        Bool reqCompletes = wire("segCompletesRequest", segTag.apply(RdmapTxRequester.TAG_COMPLETES));
+        UInt bq = built.payload().qp;
+        java.util.List<Bool> msgError = new java.util.ArrayList<>();
+        for (int q = 0; q < c.qpCount(); q++) {
+            msgError.add(regInit("requestReadError_" + q, bool(), False()));
+        }
+        Bool segEnd = wire("segSentWhole", and(built.fire(), builtLast, not(dropThis)));
+        Bool segError = wire("segReadError", or(builder.io.segmentError, and(reqSeg, vec(msgError).apply(bq))));
+        Bool failHere = wire("localFail", and(segEnd, segError, or(not(reqSeg), reqLast),
+                not(control.io.failed.apply(bq))));
+        Flow<RdmapCompletionOrder.Sent> sentOut = order.io.sent;
+        set(sentOut.valid(), and(segEnd, reqLast, reqCompletes));
+        set(sentOut.payload().qp, bq);
+        set(sentOut.payload().cause, mux(segError, U(RdmapRxControl.causeCode(LOCAL_ERROR), RdmapRxControl.CAUSE_BITS),
+                U(0, RdmapRxControl.CAUSE_BITS)));
+        java.util.List<Bool> halt = new java.util.ArrayList<>();
+        for (int q = 0; q < c.qpCount(); q++) {
+            final int qp = q;
+            Bool mine = wire("localFail_" + q, and(failHere, eq(bq, U(q, c.qpBits()))));
+            // An MPA error of the connection, unless the QP has failed already (one Terminate per QP).
+            Bool llp = wire("llpFail_" + q, and(io.llpError.valid(), eq(io.llpError.payload().qp, U(q, c.qpBits())),
+                    not(control.io.failed.apply(q)), not(mine)));
+            halt.add(or(mine, llp));
+            when(llp, () -> {
+                set(termPending.get(qp), True());
+                set(termCause.get(qp), add(U(RdmapRxControl.LLP_CAUSE_BASE, RdmapRxControl.CAUSE_BITS),
+                        io.llpError.payload().code.resize(RdmapRxControl.CAUSE_BITS)));
+            });
+            when(and(segEnd, reqSeg, eq(bq, U(q, c.qpBits()))), () -> set(msgError.get(qp),
+                    and(not(reqLast), segError)));
+            when(mine, () -> {
+                set(termPending.get(qp), True());
+                set(termCause.get(qp), U(RdmapRxControl.causeCode(LOCAL_ERROR), RdmapRxControl.CAUSE_BITS));
+                set(failPending.get(qp), True());
+            });
+            when(and(localTermTaken, eq(termQp, U(q, c.qpBits()))), () -> set(termPending.get(qp), False()));
+            when(and(io.setup.valid(), eq(su.qp, U(qp, c.qpBits()))), () -> {
+                set(msgError.get(qp), False());
+                set(termPending.get(qp), False());
+                set(failPending.get(qp), False());
+            });
+        }
+        set(control.io.halt, catLsbFirst(halt));
+        set(io.llpError.ready(), True());
+
         // ---- memory ----
         memory.io.placer.$less$less(placer.io.axi);
         memory.io.builder.$less$less(builder.io.axi);
@@ -260,7 +375,6 @@ public final class RdmapEngine extends HwComponent {
         set(io.memoryError, memoryError);
 
         // ---- events: the receive side's own, and the requester's completions in submission order per QP ----
-        order = child("order", () -> new RdmapCompletionOrder(c));
         Stream<RdmapRxControl.Event> rxAll = control.io.events;
         Bool isReadDone = wire("isReadDone", eq(rxAll.payload().kind, U(RxEventKind.READ_DONE.code(), 3)));
         Stream<RdmapRxControl.Event> rxEv = wire("rxEvents", Streams.stream(() -> new RdmapRxControl.Event(c)));
@@ -287,9 +401,41 @@ public final class RdmapEngine extends HwComponent {
         set(sub.event.stag, B(0, 32));
         Streams.connect(Streams.translateWith(sent, sub), order.io.submitted);
         Streams.connect(order.io.ordRelease, requester.io.ordRelease);
+        set(order.io.clear.valid(), io.setup.valid());
+        set(order.io.clear.payload(), su.qp);
+
+        // A local failure's TERMINATE_SENT: after the failed request's own completion when that one can be reported
+        // (it is ready in the same cycle and goes first), so the host sees the error completion, then the QP fail.
+        UInt failQp = wire("localFailQp", lowestSet(failPending, c.qpBits()));
+        Stream<RdmapRxControl.Event> local = wire("localFailEvents", Streams.stream(() -> new RdmapRxControl.Event(c)));
+        set(local.valid(), orAll(failPending));
+        RdmapRxControl.Event le = local.payload();
+        set(le.kind, U(RxEventKind.TERMINATE_SENT.code(), 3));
+        set(le.qp, failQp);
+        set(le.wrId, B(0, 32));
+        set(le.length, U(0, 32));
+        set(le.info, B(0, 64));
+        set(le.cause, U(RdmapRxControl.causeCode(LOCAL_ERROR), RdmapRxControl.CAUSE_BITS));
+        set(le.opcode, U(0, 4));
+        set(le.stag, B(0, 32));
+        for (int q = 0; q < c.qpCount(); q++) {
+            final int qp = q;
+            when(and(local.fire(), eq(failQp, U(q, c.qpBits()))), () -> set(failPending.get(qp), False()));
+        }
+        Stream<RdmapRxControl.Event> fromOrder = order.io.completions;
+        Stream<RdmapRxControl.Event> ordered = wire("orderedOrLocal", Streams.stream(
+                () -> new RdmapRxControl.Event(c)));
+        Bool orderHeld = regInit("orderedHeld", bool(), False());
+        Bool orderWaiting = regInit("orderedWaiting", bool(), False());
+        Bool pickOrder = wire("pickOrder", mux(orderWaiting, orderHeld, fromOrder.valid()));
+        set(ordered.valid(), mux(pickOrder, fromOrder.valid(), local.valid()));
+        set(ordered.payload(), mux(pickOrder, fromOrder.payload(), local.payload()));
+        set(fromOrder.ready(), and(ordered.ready(), pickOrder));
+        set(local.ready(), and(ordered.ready(), not(pickOrder)));
+        set(orderWaiting, and(ordered.valid(), not(ordered.ready())));
+        set(orderHeld, pickOrder);
 
         // Fixed priority, but a shown event stays until taken (the grant is kept while it waits).
-        Stream<RdmapRxControl.Event> ordered = order.io.completions;
         Stream<RdmapRxControl.Event> out = io.events;
         Bool evHeld = regInit("eventsHeldOrdered", bool(), False());
         Bool evWaiting = regInit("eventsWaiting", bool(), False());
@@ -300,5 +446,22 @@ public final class RdmapEngine extends HwComponent {
         set(ordered.ready(), and(out.ready(), pickOrdered));
         set(evWaiting, and(out.valid(), not(out.ready())));
         set(evHeld, pickOrdered);
+    }
+
+    /** The index of the lowest set bit of {@code bits} (0 when none is set). */
+    private static UInt lowestSet(java.util.List<Bool> bits, int width) {
+        UInt r = U(0, width);
+        for (int i = bits.size() - 1; i >= 0; i--) {
+            r = mux(bits.get(i), U(i, width), r);
+        }
+        return r;
+    }
+
+    private static Bool orAll(java.util.List<Bool> bits) {
+        Bool r = bits.get(0);
+        for (int i = 1; i < bits.size(); i++) {
+            r = or(r, bits.get(i));
+        }
+        return r;
     }
 }

@@ -55,8 +55,9 @@ import spinal.lib.Stream;
  * QP; every later segment of a failed (or not open) QP is dropped silently (DDP-31), its payload consumed, nothing
  * placed. A failing segment places nothing at all.
  *
- * <p><b>Setup.</b> Opening a QP resets its receive state (MSNs, IRD in use, the failed flag); closing it also
- * flushes the receive buffers posted to it, which belonged to the connection that ended.
+ * <p><b>Setup.</b> Opening a QP resets its receive state (MSNs, IRD in use, the failed flag) and forgets the Read and
+ * Atomic Requests it had outstanding; closing it also flushes the receive buffers posted to it, which belonged to the
+ * connection that ended. {@code halt} fails a QP for an error the transmit side found (a local memory error).
  *
  * <p><b>Order.</b> Placements are issued in segment order; events and responder jobs wait until every placement issued
  * before them is done ({@code placed} pulses), so a receive completion follows its data and a Read Response or Atomic
@@ -94,9 +95,20 @@ public final class RdmapRxControl extends HwComponent {
         return c.ordinal() + 1;
     }
 
-    /** The cause of a port value, or null for 0. */
+    /**
+     * Cause values from here on are MPA errors (Terminate Layer LLP, EType 0, Error Code = value − this; CONFORMANCE
+     * §3.1), which only a {@link TerminateJob} carries: the transmit side sends them for its connection's MPA receiver.
+     */
+    public static final int LLP_CAUSE_BASE = 48;
+
+    /** The cause value of the MPA error {@code c} on a {@link TerminateJob}. */
+    public static int llpCauseCode(rnic.wire.MpaErrorCode c) {
+        return LLP_CAUSE_BASE + c.code();
+    }
+
+    /** The cause of a port value, or null for 0 (and for an MPA error's value, which is no {@link TerminateCause}). */
     public static TerminateCause cause(int code) {
-        return code == 0 ? null : TerminateCause.values()[code - 1];
+        return code == 0 || code > TerminateCause.values().length ? null : TerminateCause.values()[code - 1];
     }
 
     /** An event for the host, see {@link RxEventKind}. */
@@ -302,6 +314,11 @@ public final class RdmapRxControl extends HwComponent {
         public final Stream<UInt> irdRelease;
         /** Per QP: its receive side has failed (a Terminate is on its way or arrived); nothing else may be sent. */
         public final Bits failed;
+        /**
+         * Per QP, a pulse: the transmit side failed the QP for a local error (its own Terminate is on its way); the QP
+         * counts as failed from the next cycle, so later inbound segments are dropped (RFC 5040 §5.4, DDP-31).
+         */
+        public final Bits halt;
 
         public Io(DdpConfig c) {
             header = field("header", Streams.slaveStream(() -> new DdpRxHeaderInfo(c.qpBits())));
@@ -319,6 +336,7 @@ public final class RdmapRxControl extends HwComponent {
             outstanding = field("outstanding", Streams.slaveStream(() -> new Outstanding(c)));
             irdRelease = field("irdRelease", Streams.slaveStream(() -> uint(c.qpBits())));
             failed = field("failed", out(bits(c.qpCount())));
+            halt = field("halt", in(bits(c.qpCount())));
         }
     }
 
@@ -753,6 +771,11 @@ public final class RdmapRxControl extends HwComponent {
             // a reopened QP starts with an empty queue (the host posts its new buffers after the close).
             Bool closeMine = and(setupMine, not(io.setup.payload().open));
             set((Bool) ((spinal.lib.StreamFifo<?>) rq.get(qp).component()).io().find("flush"), closeMine);
+            // Read and Atomic Requests still awaiting their responses belong to the connection that ended, whether
+            // the QP is closed or opened again: a response to them can no longer arrive.
+            set((Bool) ((spinal.lib.StreamFifo<?>) orq.get(qp).component()).io().find("flush"), setupMine);
+            set((Bool) ((spinal.lib.StreamFifo<?>) ara.get(qp).component()).io().find("flush"), setupMine);
+            when(io.halt.apply(qp), () -> set(failed.get(qp), True()));
             when(setupMine, () -> {
                 QpSetup su = io.setup.payload();
                 set(open.get(qp), su.open);

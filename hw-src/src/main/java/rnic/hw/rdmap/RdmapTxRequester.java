@@ -30,13 +30,22 @@ import spinal.lib.Stream;
  * segment each. MSNs count per QP and queue from 1 (queue 0: Sends and Immediate Data; queue 1: Read and Atomic
  * Requests). Read and Atomic Requests wait while the QP has ORD of them outstanding (RDMAP: ORD is never exceeded)
  * and are then announced to the receive side ({@code outstanding}), which matches their responses. An Atomic
- * Request's Request Identifier is its own queue-1 MSN: unique among the outstanding requests, and what the model uses. Every request is announced on {@code completions} when its last segment
- * has been handed on ({@link RdmapCompletionOrder} reports it in submission order).
+ * Request's Request Identifier is its own queue-1 MSN: unique among the outstanding requests, and what the model uses.
+ * Every request is announced on {@code completions} (submitted) when its last segment has been handed on; a Write,
+ * Send or Immediate Data is complete only when the transmit output has sent that segment whole, its payload read
+ * from memory (the segment's tag bits {@link #TAG_REQUEST}, {@link #TAG_LAST}, {@link #TAG_COMPLETES} say so;
+ * RDMAP-23), and {@link RdmapCompletionOrder} reports it in submission order.
  *
  * <p>A request waiting for ORD holds the requests behind it, of every QP (one queue in order; a per-QP send queue
  * is the driver's ring, not this block's).
  */
 public final class RdmapTxRequester extends HwComponent {
+    /** Segment tag bit: the segment is the requester's (the responder's tags are 0). */
+    public static final int TAG_REQUEST = 0;
+    /** Segment tag bit: the last segment of its message. */
+    public static final int TAG_LAST = 1;
+    /** Segment tag bit: the message completes when sent (a Write, Send or Immediate Data, not a Read or Atomic). */
+    public static final int TAG_COMPLETES = 2;
 
     /** A work request from the host (the send queue's WQE as the hardware sees it). */
     public static final class WorkRequest extends HwBundle {
@@ -209,7 +218,9 @@ public final class RdmapTxRequester extends HwComponent {
                 mux(atomic, atomicReq.bits(), mux(immediate, imm.bits(), untagged.bits())))));
 
         DdpSegmentBuilder.Command seg = io.segments.payload();
-        set(seg.tag, B(0, DdpSegmentBuilder.DEFAULT_TAG_WIDTH));
+        // The tag tells the transmit output what the segment ends: a Write, Send or Immediate Data completes when its
+        // last segment has left the builder whole (every payload octet read from memory, RDMAP-23).
+        set(seg.tag, cat(B(0, DdpSegmentBuilder.DEFAULT_TAG_WIDTH - 3), not(needsOrd), lastSeg, True()));
         // A request starts only when its completion will have room (nothing else fills that QP's queue meanwhile):
         // a request stalled after its first segment would hold the transmit side mid-message, and the responses
         // the completion queue waits for could then never be sent.

@@ -85,11 +85,20 @@ public sealed interface EndpointAction {
      * @param wrId   the work request's identifier
      * @param opcode the opcode of the message the request sent
      * @param length {@link WorkRequest#completionLength()}
+     * @param error  null when it succeeded; else the local error it completes with (a payload read of a Write or
+     *               Send failed: {@link TerminateCause#RDMAP_LOCAL_CATASTROPHIC}, decision 19 of {@link RdmapEndpoint})
      */
-    record RequestCompletion(int qp, long wrId, RdmapOpcode opcode, long length) implements EndpointAction {
+    record RequestCompletion(int qp, long wrId, RdmapOpcode opcode, long length, TerminateCause error)
+            implements EndpointAction {
+        /** A successful completion. */
+        public RequestCompletion(int qp, long wrId, RdmapOpcode opcode, long length) {
+            this(qp, wrId, opcode, length, null);
+        }
+
         @Override
         public String toString() {
-            return String.format("RequestCompletion[qp=%d wr=%d %s len=%d]", qp, wrId, opcode, length);
+            return String.format("RequestCompletion[qp=%d wr=%d %s len=%d]", qp, wrId, opcode, length)
+                    + (error == null ? "" : " error " + error);
         }
     }
 

@@ -118,7 +118,7 @@ import rnic.wire.TerminateCause;
  * value is stored little-endian at the request's local address ({@link Place}). Read and Atomic responses are matched
  * in separate FIFOs: RFC 7306 §7 gives no order between the two at the requester.</li>
  * <li><b>Completions in submission order</b> (RDMAP-23, T-33): a Write, Send or Immediate Data completes when its last
- * segment is sent, but its {@link RequestCompletion} waits for every earlier request's.</li>
+ * segment is sent (the hardware: once that segment has left whole, every payload octet read from memory), but its {@link RequestCompletion} waits for every earlier request's.</li>
  * <li><b>Errors</b>: each is reported once, by {@link Failure} and one Terminate built by
  * {@link Terminate#inbound(TerminateCause, byte[], ReadRequest)} from the failing segment (the whole DDP segment's
  * length, Appendix B item 6), on QN 2 with MSN 1 (T-21). The QP fails at once: later inbound segments are dropped, and
@@ -132,9 +132,20 @@ import rnic.wire.TerminateCause;
  * progress, else a response, else a request. Each segment's payload is read from memory when that segment is
  * generated, as the hardware's DMA does.</li>
  * <li><b>Scope</b>: MULPDU ≥ 128 (MPA's floor, T-10), so every header-only message this endpoint sends is one
- * segment; RFC 7306 is always supported; RDMAC (RV 00b) is not (T-32). The model has no local fault source, so E-R0,
- * E-R7, E-R13, E-R14 and E-R21 are never generated; messages above 2^31 − 1 octets are refused
- * ({@link UnsupportedOperationException}).</li>
+ * segment; RFC 7306 is always supported; RDMAC (RV 00b) is not (T-32). The only local fault source is a failing
+ * payload read (decision 19), so E-R7, E-R13, E-R14 and E-R21 are never generated; messages above 2^31 − 1 octets
+ * are refused ({@link UnsupportedOperationException}).</li>
+ * <li><b>Local memory errors</b> ({@link #readFault}): a segment whose payload read meets a faulting range still goes
+ * out whole, those octets zero (the hardware zeroes each memory burst that meets the range; a test keeps its ranges
+ * aligned to the bursts). A request message (Write, Send) that read a fault in any of its segments completes, at its
+ * last segment, with {@link RequestCompletion#error()} = {@link TerminateCause#RDMAP_LOCAL_CATASTROPHIC}; then the
+ * QP fails as in decision 15 with {@link Failure} of that cause and the Terminate
+ * {@link Terminate#outbound(TerminateCause) 0/0/00 without headers} (RFC 5040 §7.1 rule 1: no segment caused it;
+ * E-R0). A Read Response segment that read a fault fails the QP right after it (the rest of the response is
+ * discarded).</li>
+ * <li><b>LLP errors</b> ({@link #llpError}): an MPA receive error of the QP's connection fails the QP like decision 15
+ * with the Terminate of CONFORMANCE §3.1 (Layer LLP, no headers) and no {@link Failure} (the MPA layer reports it to
+ * the host).</li>
  * </ol>
  */
 public final class RdmapEndpoint {
@@ -169,6 +180,8 @@ public final class RdmapEndpoint {
         REQUEST
     }
 
+    /** The cause of a local memory error (decision 19): E-R0, Terminate 0/0/00 without headers. */
+    public static final TerminateCause LOCAL_ERROR = TerminateCause.RDMAP_LOCAL_CATASTROPHIC;
     /** An IRD slot: the larger of a Read Request and an Atomic Request (decision 3). */
     static final int IRD_SLOT = Rdmap.ATOMIC_REQUEST_HEADER_SIZE;
     /** The QN 2 slot: the largest Terminate (decision 3). */
@@ -185,6 +198,8 @@ public final class RdmapEndpoint {
     private final StagTable stags = new StagTable();
     private final RdmapDecoder decoder = new RdmapDecoder(true);
     private final List<Qp> qps = new ArrayList<>();
+    /** Host address ranges [from, to) whose reads fail (decision 19). */
+    private final List<long[]> readFaults = new ArrayList<>();
 
     /**
      * An endpoint with one QP per entry of {@code qps} (QP numbers 0 … n−1), reading and writing {@code memory}.
@@ -209,6 +224,17 @@ public final class RdmapEndpoint {
     /** Local invalidation or deregistration of {@code stag} (DDP-34); returns whether it was valid. */
     public boolean invalidate(int stag) {
         return stags.invalidate(stag);
+    }
+
+    /**
+     * Reads of host memory in {@code [from, to)} fail from now on (the memory answers SLVERR): decision 19. For the
+     * hardware to match, the range must cover whole read bursts of its segment builder.
+     */
+    public void readFault(long from, long to) {
+        if (Long.compareUnsigned(from, to) >= 0) {
+            throw new IllegalArgumentException("empty fault range");
+        }
+        readFaults.add(new long[] {from, to});
     }
 
     /** Whether {@code stag} is currently valid (e.g. after a Send with Invalidate, RDMAP-13). */
@@ -244,6 +270,24 @@ public final class RdmapEndpoint {
         q.sendQueue.add(e);
         q.completions.add(e);
         return true;
+    }
+
+    /**
+     * The MPA receiver of QP {@code qp}'s connection failed after Full Operation with {@code code} (CRC, Marker,
+     * framing: E-M2, E-M3; decision 20): the QP fails as in decision 15 — inbound dropped, queued work discarded — and
+     * its next and last segment is the Terminate {@link Terminate#llp(rnic.wire.MpaErrorCode) Layer LLP, EType 0,
+     * that Error Code, no headers} (CONFORMANCE §3.1; MPA-45 keeps the transmit half). No event: the MPA layer
+     * reports the error. Nothing happens to a QP that has failed already (one Terminate per QP).
+     */
+    public void llpError(int qp, rnic.wire.MpaErrorCode code) {
+        Qp q = qp(qp);
+        if (q.failed) {
+            return;
+        }
+        stop(q);
+        q.terminate = new Sending(Source.TERMINATE, Terminate.llp(code).segments(q.ddp, q.config.mulpdu()), null, 0,
+                o -> {
+                });
     }
 
     /** Whether QP {@code qp} has failed: it found an error or received a Terminate. */
@@ -427,6 +471,30 @@ public final class RdmapEndpoint {
         out.add(new Failure(q.index, cause));
     }
 
+    /** Decision 19: a local memory error fails the QP; its Terminate carries no headers. */
+    private static void failLocal(Qp q, List<EndpointAction> out) {
+        stop(q);
+        q.terminate = new Sending(Source.TERMINATE, Terminate.outbound(LOCAL_ERROR).segments(q.ddp,
+                q.config.mulpdu()), null, 0, o -> {
+                });
+        out.add(new Failure(q.index, LOCAL_ERROR));
+    }
+
+    /** Zeroes the octets of {@code data} (read from {@code from}) that lie in a fault range; whether any did. */
+    private boolean zeroFaults(long from, byte[] data) {
+        boolean hit = false;
+        for (long[] f : readFaults) {
+            for (int i = 0; i < data.length; i++) {
+                long a = from + i;
+                if (Long.compareUnsigned(a, f[0]) >= 0 && Long.compareUnsigned(a, f[1]) < 0) {
+                    data[i] = 0;
+                    hit = true;
+                }
+            }
+        }
+        return hit;
+    }
+
     /** Fails the QP: inbound dropped from now on, queued outbound work discarded (decisions 15, 16). */
     private static void stop(Qp q) {
         q.failed = true;
@@ -482,7 +550,10 @@ public final class RdmapEndpoint {
         if (s.payloadAddress != null && segment.payload().length > 0) {
             DdpHeader h = segment.header();
             long offset = h instanceof DdpTaggedHeader t ? t.to() - s.firstOffset : ((DdpUntaggedHeader) h).mo();
-            segment = new DdpSegment(h, memory.read(s.payloadAddress + offset, segment.payload().length));
+            long from = s.payloadAddress + offset;
+            byte[] data = memory.read(from, segment.payload().length);
+            s.readError |= zeroFaults(from, data);
+            segment = new DdpSegment(h, data);
         }
         out.add(new Outbound(qp, segment.encode()));
         boolean finished = s.segments.isEmpty();
@@ -493,7 +564,13 @@ public final class RdmapEndpoint {
         } else {
             q.sending = finished ? null : s;
             if (finished) {
+                if (s.readError && s.entry != null) {
+                    s.entry.error = LOCAL_ERROR;
+                }
                 s.onLast.finish(out);
+            }
+            if (s.readError && (finished || source == Source.RESPONSE)) {
+                failLocal(q, out);
             }
         }
         return out;
@@ -596,14 +673,18 @@ public final class RdmapEndpoint {
             e.done = true;
             complete(q, o);
         };
-        return new Sending(Source.REQUEST, message.segments(q.ddp, q.config.mulpdu()), source, firstOffset, finish);
+        Sending sending = new Sending(Source.REQUEST, message.segments(q.ddp, q.config.mulpdu()), source,
+                firstOffset, finish);
+        sending.entry = e;
+        return sending;
     }
 
     /** Decision 14: reports the completions at the head of the send queue whose requests are done. */
     private static void complete(Qp q, List<EndpointAction> out) {
         while (!q.completions.isEmpty() && q.completions.element().done) {
-            WorkRequest wr = q.completions.remove().wr;
-            out.add(new RequestCompletion(q.index, wr.wrId(), wr.opcode(), wr.completionLength()));
+            SqEntry e = q.completions.remove();
+            WorkRequest wr = e.wr;
+            out.add(new RequestCompletion(q.index, wr.wrId(), wr.opcode(), wr.completionLength(), e.error));
         }
     }
 
@@ -650,6 +731,10 @@ public final class RdmapEndpoint {
         /** TO of payload offset 0 for a tagged message (0 for untagged, whose MO is the offset). */
         final long firstOffset;
         final Finish onLast;
+        /** The request being sent, or null for a response or Terminate. */
+        SqEntry entry;
+        /** A payload read of this message met a fault range (decision 19). */
+        boolean readError;
 
         Sending(Source source, List<DdpSegment> segments, Long payloadAddress, long firstOffset, Finish onLast) {
             this.source = source;
@@ -681,6 +766,8 @@ public final class RdmapEndpoint {
         final WorkRequest wr;
         boolean done;
         int requestId;
+        /** The local error it completes with, or null (decision 19). */
+        TerminateCause error;
 
         SqEntry(WorkRequest wr) {
             this.wr = wr;

@@ -107,6 +107,10 @@ public final class RingsEngineTop extends HwComponent {
         io = io(new Io(c));
         rings = child("rings", () -> new QpRings(c));
         engine = child("engine", () -> new RdmapEngine(c.ddp()));
+        // No MPA layer here: no LLP errors.
+        set(engine.io.llpError.valid(), False());
+        set(engine.io.llpError.payload().qp, U(0, c.ddp().qpBits()));
+        set(engine.io.llpError.payload().code, U(0, 3));
         QpRings.Io r = rings.io;
         for (int q = 0; q < c.qpCount(); q++) {
             set(r.state.apply(q), io.state.apply(q));

@@ -76,6 +76,7 @@ final class EngineBench {
     private final StreamSource<Consumer<Fields>> setup;
     private final StreamSource<Consumer<Fields>> program;
     private final StreamSource<Long> invalidate;
+    private final StreamSource<long[]> llpErrors;
     private final Map<Integer, ByteBuf> assembling = new HashMap<>();
     private final int octets;
     private final List<StagTable.Region> regions = new ArrayList<>();
@@ -159,6 +160,15 @@ final class EngineBench {
                 () -> new Event(RxEventKind.of((int) ev.get("kind")), (int) ev.get("qp"), ev.get("wrId"),
                         ev.get("length"), ev.get("info"), RdmapRxControl.cause((int) ev.get("cause")),
                         (int) ev.get("opcode"), (int) ev.get("stag")), out, events::add));
+        // After the tx agent: a segment the engine shows in the cycle it takes an MPA error still goes (the QP fails
+        // from the next cycle), so the twin hears of the error after it has sent that segment.
+        Fields llpf = Fields.of(tb, io.llpError.payload());
+        llpErrors = tb.add(new StreamSource<long[]>(tb.signal(io.llpError.valid()), tb.signal(io.llpError.ready()),
+                e -> llpf.set("qp", e[0]).set("code", e[1]), Pacer.always())).onAccepted(e -> {
+                    if (twin != null) {
+                        twin.llpError((int) e[0], rnic.wire.MpaErrorCode.of((int) e[1]));
+                    }
+                });
         tb.reset(3);
     }
 
@@ -198,6 +208,20 @@ final class EngineBench {
         if (r.access().contains(StagTable.Access.REMOTE_READ) || r.access().contains(StagTable.Access.REMOTE_ATOMIC)) {
             readable.add(new long[] {r.va(), r.va() + r.length()});
         }
+    }
+
+    /**
+     * Reads of {@code [from, to)} fail from now on, on the engine's memory (SLVERR) and in the twin
+     * ({@link RdmapEndpoint#readFault}); the range should cover whole read bursts (e.g. 4 KiB pages).
+     */
+    void readFault(long from, long to) {
+        slave.withFault(from, to);
+        twin.readFault(from, to);
+    }
+
+    /** The MPA receiver of QP {@code qp}'s connection failed with {@code code}: told to the engine and the twin. */
+    void llpError(int qp, rnic.wire.MpaErrorCode code) {
+        llpErrors.push(new long[] {qp, code.code()});
     }
 
     /** Fills host memory (engine and twin alike). */
@@ -248,6 +272,11 @@ final class EngineBench {
     /** Posts a work request to the engine and the twin. */
     void postSend(int qp, WorkRequest wr) {
         assertTrue(twin.postSend(qp, wr));
+        postSendToEngine(qp, wr);
+    }
+
+    /** Posts a work request to the engine alone (a bench without twin, or a QP the twin no longer follows). */
+    void postSendToEngine(int qp, WorkRequest wr) {
         requests.push(f -> {
             f.set("qp", qp).set("opcode", wr.opcode().code()).set("wrId", wr.wrId()).set("localAddress", 0)
                     .set("length", 0).set("localStag", 0).set("localTo", 0).set("remoteStag", 0).set("remoteTo", 0)
@@ -387,7 +416,7 @@ final class EngineBench {
     /** Whether every input queue has been taken by the engine. */
     boolean inputsIdle() {
         return !rx.busy() && !requests.busy() && !recv.busy() && !setup.busy() && !program.busy()
-                && !invalidate.busy();
+                && !invalidate.busy() && !llpErrors.busy();
     }
 
     /** Runs until nothing is sent, reported or accessed for 200 cycles (inputs may still wait, e.g. for ORD). */
@@ -483,7 +512,8 @@ final class EngineBench {
                     opName(e.opcode), e.length, e.info);
             case READ_DONE -> String.format("done wr=%d RDMA_READ_REQUEST len=%d", e.wrId, e.length);
             case ATOMIC_DONE -> String.format("done wr=%d ATOMIC_REQUEST len=8", e.wrId);
-            case SEND_DONE -> String.format("done wr=%d %s len=%d", e.wrId, opName(e.opcode), e.length);
+            case SEND_DONE -> String.format("done wr=%d %s len=%d", e.wrId, opName(e.opcode), e.length)
+                    + (e.cause == null ? "" : " error " + e.cause);
             case TERMINATE_SENT -> "failure " + e.cause;
             case TERMINATE_RECEIVED -> String.format("terminate received %016x", e.info);
         };
@@ -501,7 +531,8 @@ final class EngineBench {
                     : String.format("recv wr=%d %s len=%d inv=%08x", r.wrId(), r.opcode(), r.length(),
                             r.invalidatedStag().orElse(0));
         } else if (a instanceof EndpointAction.RequestCompletion r) {
-            return String.format("done wr=%d %s len=%d", r.wrId(), r.opcode(), r.length());
+            return String.format("done wr=%d %s len=%d", r.wrId(), r.opcode(), r.length())
+                    + (r.error() == null ? "" : " error " + r.error());
         } else if (a instanceof EndpointAction.Failure f) {
             return "failure " + f.cause();
         } else if (a instanceof EndpointAction.TerminateReceived t) {

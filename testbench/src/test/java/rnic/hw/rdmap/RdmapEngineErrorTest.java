@@ -77,8 +77,8 @@ import rnic.wire.TerminateCause;
  * <tr><td>E-R19</td><td>0/2/06 110</td><td>Atomic Response with the wrong Request Identifier</td></tr>
  * <tr><td>E-R20</td><td>0/2/FF 110</td><td>Immediate Data of 7 octets</td></tr>
  * </table>
- * Not reachable from the wire (local faults; the engine has none that reach a Terminate yet): E-R0, E-R7, E-R13,
- * E-R14, E-R21.
+ * Not reachable from the wire (local faults): E-R0 is sent for a payload read error ({@code RdmapEngineCompletionTest});
+ * E-R7, E-R13, E-R14, E-R21 have no local fault source in the engine yet.
  *
  * <p>Requirements: DDP-09, DDP-29…DDP-33, RDMAP-02, RDMAP-04, RDMAP-14…RDMAP-17, RDMAP-19, RDMAP-24, RDMAP-34,
  * RDMAP-41, RDMAP-42, RDMAP-44; T-16, T-17, T-19, T-21, T-26, T-27, T-28, T-46.

@@ -33,6 +33,9 @@ import rnic.wire.QpState;
  *   <li>An MPA receive error moves the QP to ERR by itself (E-M2, MPA-44), QP_ERROR says MPA_ERROR with the MPA Error
  *       Code, nothing after the bad FPDU is placed; a RESET then restarts the connection (MPA-12: a new Marker grid
  *       from the new QP_RX_SEQ_START), and the next Write is placed octet for octet.</li>
+ *   <li>An MPA receive error on a QP in RTS (its transmitter running) also sends the Terminate of CONFORMANCE §3.1 on
+ *       that connection — Layer LLP, EType 0, Error Code 2 (E-M2), M = D = R = 0, QN 2, MSN 1 — as its last FPDU, and
+ *       the QP goes to ERR with QP_ERROR MPA_ERROR (MPA-44, MPA-45, DDP-27, DDP-28, RDMAP-18).</li>
  * </ul>
  */
 class RnicQpStateTest {
@@ -178,12 +181,67 @@ class RnicQpStateTest {
         });
     }
 
+    @Test
+    void anMpaErrorInRtsSendsTheLlpTerminate() {
+        RnicBench.model(RnicBench.W).run("mpa-error-terminate", 14, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side b = bench.b;
+            Random rng = tb.random();
+            int q = 2;
+            int stag = 0x0300 | 0x5A;
+            long va = 0x0000_7F00_1234_0000L;
+            b.programStag(stag, 7, q, true, true, false, false, false, va, 16384);
+            b.tcpOut.get(q).forward = false; // A's QP stays in RESET: only record what B sends
+            // No Markers out: the FPDU the core sends is easy to read.
+            MpaFramer framer = open(b, q, 7, rng.nextInt(1 << 20), false);
+            assertEquals(QpState.RTS, b.request(q, QpState.RTS));
+            TcpSegment bad = write(framer, stag, va, randomBytes(rng, 600)).get(0);
+            byte[] corrupt = bad.payload().clone();
+            corrupt[corrupt.length - 1] ^= 0x10;
+            TcpPayloadSource in = b.tcpIn.get(q);
+            in.send(bad.seq(), corrupt, () -> 8);
+            tb.runUntil(() -> !in.busy(), 20_000, "the TCP payload to be taken");
+            tb.step(500);
+            assertEquals(QpState.ERR, b.state(q), "E-M2 moves the QP to ERR");
+            int error = b.read(qpReg(q, "QP_ERROR"));
+            assertEquals(CqeKind.MPA_ERROR.code(), error & reg("QP_ERROR_KIND_MASK"));
+
+            List<byte[]> sent = b.tcpOut.get(q).segments;
+            assertEquals(1, sent.size(), "one FPDU: the Terminate");
+            byte[] fpdu = sent.get(0);
+            int len = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
+            byte[] ulpdu = java.util.Arrays.copyOfRange(fpdu, 2, 2 + len);
+            DdpSegment seg;
+            rnic.model.rdmap.Terminate t;
+            try {
+                seg = DdpSegment.parse(ulpdu);
+                t = (rnic.model.rdmap.Terminate) new rnic.model.rdmap.RdmapDecoder(true).decode(List.of(seg));
+            } catch (rnic.model.ddp.TerminateException e) {
+                throw new AssertionError("the FPDU holds no Terminate: " + e.getMessage(), e);
+            }
+            assertEquals(new rnic.model.ddp.DdpUntaggedHeader(true, 0x47L << 32, 2, 1, 0), seg.header());
+            assertEquals(MpaErrorCode.LAYER, t.layer(), "Layer LLP");
+            assertEquals(MpaErrorCode.ETYPE, t.etype(), "EType MPA error");
+            assertEquals(MpaErrorCode.CRC_ERROR.code(), t.errorCode(), "Error Code E-M2");
+            assertEquals(false, t.segmentLengthValid(), "M");
+            assertEquals(null, t.ddpHeader(), "D");
+            assertEquals(null, t.rdmaHeader(), "R");
+            tb.step(500);
+            assertEquals(1, b.tcpOut.get(q).segments.size(), "nothing after the Terminate");
+        });
+    }
+
     /** Opens QP {@code q} of {@code side} for Full Operation from {@code seqStart} (Markers, CRC); the sender's model. */
     static MpaFramer open(RnicBench.Side side, int q, int pd, long seqStart) {
+        return open(side, q, pd, seqStart, true);
+    }
+
+    /** {@link #open(RnicBench.Side, int, int, long)} with or without Markers in what the core sends. */
+    static MpaFramer open(RnicBench.Side side, int q, int pd, long seqStart, boolean txMarkers) {
         side.write(qpReg(q, "QP_PD"), pd);
         side.write(qpReg(q, "QP_IRD"), 4);
         side.write(qpReg(q, "QP_ORD"), 4);
-        side.mpa(q, true, true, true, false, 1460, seqStart);
+        side.mpa(q, txMarkers, true, true, false, 1460, seqStart);
         assertEquals(QpState.INIT, side.request(q, QpState.INIT));
         assertEquals(QpState.RTR, side.request(q, QpState.RTR));
         return new MpaFramer(new MpaDirection(true, true, seqStart), 1460);
