@@ -31,7 +31,8 @@ import rnic.verbs.WorkRequest;
  * the completion: latency-bound) and once keeping the send queue full (throughput-bound) — and prints simulated
  * cycles per operation, octets per cycle, and operations per second of wall-clock time; the ratio of the two runs is
  * what pipelining buys. Last, the simulation speed of the two-RNIC model in cycles per second: idle (clock only) and
- * while the hosts work.
+ * while the hosts work, beside the {@code Crc32c} harness figure of {@code ./rnic bench sim} measured in the same run
+ * (before and after the system runs), and the ratios: the machine is shared, so the ratio is the portable number.
  */
 public final class SystemBench {
     private SystemBench() {
@@ -74,6 +75,11 @@ public final class SystemBench {
         System.out.println("building/loading the RnicPair model (W=64) …");
         SimModel<RnicPair> model = SimModel.of("RnicPair-w64",
                 () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+        // The reference: the Crc32c harness of ./rnic bench sim, measured in this run (warm-up not counted).
+        SimModel<rnic.hw.crc.Crc32c> crc = SimModel.of("Crc32c-w64",
+                () -> new rnic.hw.crc.Crc32c(new rnic.hw.crc.Crc32cConfig(64)));
+        SimSpeedBench.harness(crc, 200_000);
+        double crcBefore = SimSpeedBench.harness(crc, 2_000_000).cyclesPerSecond();
         List<Figure> figures = new ArrayList<>();
         double[] speed = new double[2];
         RnicSystem.run(model, "bench", 1, RnicSystem.builder(), sys -> {
@@ -102,8 +108,14 @@ public final class SystemBench {
                     many.cyclesPerOp(), many.bytesPerCycle(), many.opsPerSecond(),
                     one.cyclesPerOp() / many.cyclesPerOp());
         }
+        double crcAfter = SimSpeedBench.harness(crc, 2_000_000).cyclesPerSecond();
+        double crcSpeed = (crcBefore + crcAfter) / 2;
         System.out.printf(Locale.ROOT, "simulation speed: %.0f cycles/s idle (clock only), %.0f cycles/s with both"
                 + " hosts working (%.2f of idle)%n", speed[0], speed[1], speed[1] / speed[0]);
+        System.out.printf(Locale.ROOT, "Crc32c harness (./rnic bench sim) in the same run: %.0f cycles/s (%.0f before,"
+                + " %.0f after)%n", crcSpeed, crcBefore, crcAfter);
+        System.out.printf(Locale.ROOT, "ratio to Crc32c: idle %.4f, hosts working %.4f%n", speed[0] / crcSpeed,
+                speed[1] / crcSpeed);
     }
 
     private static ConnectParams params() {
