@@ -70,6 +70,13 @@ public final class Streams {
         return out;
     }
 
+    /** {@link #fifo(Stream, int, int)} with the FIFO's module named {@code definitionName}. */
+    public static <T extends Data> Stream<T> fifo(Stream<T> source, int depth, int latency, String definitionName) {
+        Stream<T> out = fifo(source, depth, latency);
+        out.component().setDefinitionName(definitionName, true);
+        return out;
+    }
+
     /**
      * {@code source.translateWith(payload)}: a stream with {@code source}'s valid and ready and {@code payload} (a
      * combinational function of {@code source.payload}) as its payload.

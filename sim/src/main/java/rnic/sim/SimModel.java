@@ -58,6 +58,11 @@ public final class SimModel<T extends Component> {
                 .cachePath(new File(workspace, ".verilator-cache").getPath())
                 .allOptimisation()
                 .addSimulatorFlag("-CFLAGS -march=native");
+        // Extra Verilator flags for experiments (e.g. -Drnic.verilatorFlags="--x-assign fast"); part of the cache key.
+        String extra = System.getProperty("rnic.verilatorFlags", "").trim();
+        if (!extra.isEmpty()) {
+            cfg = cfg.addSimulatorFlag(extra);
+        }
         if (wave) {
             cfg = waveMode.equals("fst") ? cfg.withFstWave() : cfg.withVcdWave();
         }

@@ -31,7 +31,8 @@ import rnic.verbs.WorkRequest;
  * the completion: latency-bound) and once keeping the send queue full (throughput-bound) — and prints simulated
  * cycles per operation, octets per cycle, and operations per second of wall-clock time; the ratio of the two runs is
  * what pipelining buys. Last, the simulation speed of the two-RNIC model in cycles per second: idle (clock only) and
- * while the hosts work.
+ * while the hosts work, beside the {@code Crc32c} harness figure of {@code ./rnic bench sim} measured in the same run
+ * (before and after the system runs), and the ratios: the machine is shared, so the ratio is the portable number.
  */
 public final class SystemBench {
     private SystemBench() {
@@ -74,19 +75,30 @@ public final class SystemBench {
         System.out.println("building/loading the RnicPair model (W=64) …");
         SimModel<RnicPair> model = SimModel.of("RnicPair-w64",
                 () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+        // The reference: the Crc32c harness of ./rnic bench sim, measured in this run (warm-up not counted).
+        SimModel<rnic.hw.crc.Crc32c> crc = SimModel.of("Crc32c-w64",
+                () -> new rnic.hw.crc.Crc32c(new rnic.hw.crc.Crc32cConfig(64)));
+        SimSpeedBench.harness(crc, 200_000);
+        double[] crcCpu = new double[2];
+        double crcBefore = crcHarness(crc, crcCpu, 0);
         List<Figure> figures = new ArrayList<>();
         double[] speed = new double[2];
+        double[] cpu = new double[2];
         RnicSystem.run(model, "bench", 1, RnicSystem.builder(), sys -> {
             long c0 = sys.tb().cycle();
             long t0 = System.nanoTime();
+            long u0 = cpuNanos();
             sys.tb().step(200_000);
             speed[0] = (sys.tb().cycle() - c0) / ((System.nanoTime() - t0) / 1e9);
+            cpu[0] = (sys.tb().cycle() - c0) / ((cpuNanos() - u0) / 1e9);
             long c1 = sys.tb().cycle();
             long t1 = System.nanoTime();
+            long u1 = cpuNanos();
             boolean[] done = {false};
             new HostThreads().add("a", sys.a(), t -> requester(t, figures, scale, done))
                     .add("b", sys.b(), t -> responder(t, done)).run();
             speed[1] = (sys.tb().cycle() - c1) / ((System.nanoTime() - t1) / 1e9);
+            cpu[1] = (sys.tb().cycle() - c1) / ((cpuNanos() - u1) / 1e9);
         });
         System.out.println();
         System.out.println("Two simulated RNICs (W = 64) through the Java driver, QP 0, MODEL TCP channel");
@@ -102,8 +114,33 @@ public final class SystemBench {
                     many.cyclesPerOp(), many.bytesPerCycle(), many.opsPerSecond(),
                     one.cyclesPerOp() / many.cyclesPerOp());
         }
+        double crcAfter = crcHarness(crc, crcCpu, 1);
+        double crcSpeed = (crcBefore + crcAfter) / 2;
+        double crcCpuSpeed = (crcCpu[0] + crcCpu[1]) / 2;
         System.out.printf(Locale.ROOT, "simulation speed: %.0f cycles/s idle (clock only), %.0f cycles/s with both"
                 + " hosts working (%.2f of idle)%n", speed[0], speed[1], speed[1] / speed[0]);
+        System.out.printf(Locale.ROOT, "Crc32c harness (./rnic bench sim) in the same run: %.0f cycles/s (%.0f before,"
+                + " %.0f after)%n", crcSpeed, crcBefore, crcAfter);
+        System.out.printf(Locale.ROOT, "ratio to Crc32c: idle %.4f, hosts working %.4f%n", speed[0] / crcSpeed,
+                speed[1] / crcSpeed);
+        // Per second of this process's CPU time: steadier than wall time when other jobs share the machine.
+        System.out.printf(Locale.ROOT, "per CPU second of this process: %.0f cycles/s idle, %.0f with hosts; Crc32c"
+                + " %.0f; ratios %.4f, %.4f%n", cpu[0], cpu[1], crcCpuSpeed, cpu[0] / crcCpuSpeed,
+                cpu[1] / crcCpuSpeed);
+    }
+
+    /** One timed Crc32c harness run (2 M cycles): wall-clock cycles/s; CPU-time cycles/s into {@code cpu[i]}. */
+    private static double crcHarness(SimModel<rnic.hw.crc.Crc32c> crc, double[] cpu, int i) {
+        long u = cpuNanos();
+        SimSpeedBench.Figure f = SimSpeedBench.harness(crc, 2_000_000);
+        cpu[i] = f.cycles() / ((cpuNanos() - u) / 1e9);
+        return f.cyclesPerSecond();
+    }
+
+    /** CPU time this process has used (every thread, the JIT's and the collector's too), in nanoseconds. */
+    private static long cpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static ConnectParams params() {

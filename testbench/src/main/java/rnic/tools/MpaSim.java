@@ -87,23 +87,38 @@ public final class MpaSim {
 
     /** Runs the simulation and writes the capture. */
     public static Summary run(Options o) throws IOException {
+        Map<MpaCapture.Direction, List<byte[]>> ulpdus = traffic(o);
+        return run(o, ulpdus);
+    }
+
+    /**
+     * The ULPDUs each direction sends: {@code o.messages()} random Sends and RDMA Writes (valid DDP/RDMAP headers), the
+     * Sends numbered per direction with MSN 1, 2, 3, …
+     */
+    static Map<MpaCapture.Direction, List<byte[]>> traffic(Options o) {
         Random rng = new Random(o.seed());
         Map<MpaCapture.Direction, List<byte[]>> ulpdus = new EnumMap<>(MpaCapture.Direction.class);
         for (MpaCapture.Direction d : MpaCapture.Direction.values()) {
             boolean marked = d == MpaCapture.Direction.I2R ? o.markers().i2r() : o.markers().r2i();
             int mulpdu = Mpa.mulpdu(o.emss(), marked);
             List<byte[]> list = new ArrayList<>();
+            // Untagged MSNs count the Sends of this direction's queue 0 from 1 with no gaps (DDP-20, RFC 5041 §5.1):
+            // the RDMA Writes are tagged and take no MSN.
+            int msn = 1;
             for (int i = 0; i < o.messages(); i++) {
                 // Send headers are 18 octets, Write headers 14; payloads of 16 or more octets keep Wireshark's
                 // RPC-over-RDMA heuristic from flagging short Sends as malformed.
                 byte[] payload = new byte[16 + rng.nextInt(mulpdu - 18 - 16 + 1)];
                 rng.nextBytes(payload);
-                list.add(rng.nextBoolean() ? MpaCapture.send(i + 1, payload)
+                list.add(rng.nextBoolean() ? MpaCapture.send(msn++, payload)
                         : MpaCapture.rdmaWrite(0x1000 + i, 0x10000L * i, payload));
             }
             ulpdus.put(d, list);
         }
+        return ulpdus;
+    }
 
+    private static Summary run(Options o, Map<MpaCapture.Direction, List<byte[]>> ulpdus) throws IOException {
         Map<MpaCapture.Direction, List<byte[]>> rtl = new EnumMap<>(MpaCapture.Direction.class);
         long cycles = 0;
         for (MpaCapture.Direction d : MpaCapture.Direction.values()) {

@@ -66,6 +66,36 @@ class MpaSimTest {
         }
     }
 
+    /**
+     * The synthetic traffic is a valid DDP stream above MPA: in each direction the untagged (Send) segments carry
+     * QN 0 and MSN 1, 2, 3, … with no gap, whatever RDMA Writes (tagged, no MSN) are mixed in; each is one whole
+     * message (L = 1, MO = 0).
+     *
+     * <p>Requirements: DDP-20 (MSN starts at 1 and increases by one per message on a queue), DDP-26.
+     */
+    @org.junit.jupiter.api.Test
+    void untaggedMsnsCountFromOneWithoutGapsPerDirection() throws Exception {
+        var traffic = MpaSim.traffic(new MpaSim.Options(Path.of("unused.pcap"), MpaCapture.Markers.BOTH, true, 200, 64,
+                1460, 11));
+        for (var e : traffic.entrySet()) {
+            long expected = 1;
+            int writes = 0;
+            for (byte[] u : e.getValue()) {
+                var seg = rnic.model.ddp.DdpSegment.parse(u);
+                if (seg.header() instanceof rnic.model.ddp.DdpUntaggedHeader h) {
+                    assertEquals(0, h.qn(), e.getKey() + ": Send queue");
+                    assertEquals(expected++, h.msn(), e.getKey() + ": MSN of the next Send");
+                    assertEquals(0, h.mo(), e.getKey() + ": MO of a one-segment message");
+                    assertEquals(true, h.last(), e.getKey() + ": L of a one-segment message");
+                } else {
+                    writes++;
+                }
+            }
+            assertEquals(true, writes > 50 && expected > 50, e.getKey() + ": a mix of Writes (" + writes
+                    + ") and Sends (" + (expected - 1) + ")");
+        }
+    }
+
     private static List<String> tshark(Path pcap, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of("tshark", "-n", "-r", pcap.toString()));
         cmd.addAll(List.of(args));

@@ -219,7 +219,8 @@ public final class DdpSegmentBuilder extends HwComponent {
         Stream<ReadBeat> readIn = wire("readIn", Streams.stream(() -> new ReadBeat(w)));
         Stream<MemoryDone> doneIn = wire("doneIn", Streams.stream(() -> new MemoryDone(tagWidth)));
         Stream<Job> jobs = Streams.fifo(jobsIn, JOBS, "DdpSegmentBuilder_StreamFifo_jobs");
-        Stream<ReadBeat> reads = Streams.fifo(readIn, READ_BUFFER, "DdpSegmentBuilder_StreamFifo_reads");
+        // Synchronous read (latency 2): a buffer of this size must map to block RAM, not LUTs.
+        Stream<ReadBeat> reads = Streams.fifo(readIn, READ_BUFFER, 2, "DdpSegmentBuilder_StreamFifo_reads");
         Streams.connect(Streams.fifo(doneIn, 2, "DdpSegmentBuilder_StreamFifo_done"), io.done);
 
         // ---------------------------------------------------------------------------------------- read issuer

@@ -22,11 +22,16 @@ import spinal.lib.Stream;
  * boundaries from ULPDU_Length, Marker and CRC checks; consecutive FPDUs take turns over three lanes) → per lane a
  * {@link WordPacker} and a {@link MpaRxUlpdu} (ULPDU to octet 0) → merged back in FPDU order → a buffer that releases
  * a ULPDU only once its FPDU's verdict is in (MPA-25: located by the ULPDU_Length chain, CRC checked, whole FPDU
- * arrived). The buffer holds {@code ⌈65535 / (W/8)⌉} beats plus slack, a whole FPDU of any 16-bit ULPDU_Length (the
- * receiver must cope with FPDUs larger than a segment, T-10), so verdicts never wait on space.
+ * arrived). The buffer holds one whole ULPDU of the largest ULPDU_Length the core accepts ({@link MpaRxConfig#maxUlpdu()},
+ * from the MSS it advertises) plus slack, so verdicts never wait on space; it is read synchronously (StreamFifo latency
+ * 2), so synthesis maps it to block RAM. An FPDU announcing a longer ULPDU_Length is refused at its header by the
+ * parser (E-M2, below) before any of it is buffered, so no input can wedge the receiver.
  *
- * <p>Errors (docs/requirements.md §3.1, Terminate Layer 2 / EType 0): E-M2 CRC (code 2) when {@code crc} is on, E-M3 Marker
- * (code 3), E-M1 (code 1) for a hole in the TCP sequence. MPA-43 allows silently dropping the segment instead; this
+ * <p>Errors (CONFORMANCE §3.1, Terminate Layer 2 / EType 0): E-M2 CRC (code 2) when {@code crc} is on, E-M3 Marker
+ * (code 3), E-M1 (code 1) for a hole in the TCP sequence; and E-M2 (code 2) for a ULPDU_Length above
+ * {@link MpaRxConfig#maxUlpdu()}: such an FPDU cannot be validated (MPA-25) — a conforming peer keeps FPDUs within the
+ * EMSS, which our MSS bounds, so the length field itself is corrupt — and it is reported the moment its header is seen,
+ * with the code the golden {@code rnic.model.mpa.MpaDeframer} gives it. MPA-43 allows silently dropping the segment instead; this
  * receiver reports (Appendix B item 1): {@code failed} rises with {@code errorCode} and {@code errorSeq} (first octet of
  * the offending FPDU, or the hole) after every earlier ULPDU has been delivered. TCP is not closed here (MPA-45).
  * {@code markers} (Markers in this direction), {@code crc} and {@code seqStart} (first Full-Operation sequence number)
@@ -84,16 +89,26 @@ public final class MpaRxDeframer extends HwComponent {
     public final Bool failed;
     public final UInt errorCode;
     public final UInt errorSeq;
+    /** The configuration it was built from. */
+    public final MpaRxConfig config;
+    /** Entries of the receive buffer ({@link MpaRxConfig#bufferBeats()}). */
+    public final int bufferDepth;
 
+    /** A receiver of W bits for the default advertised MSS ({@link MpaRxConfig#defaults}). */
     public MpaRxDeframer(int dataWidth) {
+        this(MpaRxConfig.defaults(dataWidth));
+    }
+
+    public MpaRxDeframer(MpaRxConfig cfg) {
+        this.config = cfg;
+        int dataWidth = cfg.dataWidth();
         int words = dataWidth / 32;
-        int n = dataWidth / 8;
         noIoPrefix(); // before io(...): the bundle is then named "" and its ports carry no io_ prefix
         io = io(new Io(dataWidth));
         Streams.axisNames(io.tcp, "tcp");
         Streams.axisNames(io.ulpdu, "ulpdu");
         align = child("align", () -> new MpaRxAlign(dataWidth));
-        parser = child("parser", () -> new MpaRxParser(words));
+        parser = child("parser", () -> new MpaRxParser(words, cfg.maxUlpdu()));
         for (int i = 0; i < MpaRxParser.LANES; i++) {
             packers.add(child("packer" + i, () -> new WordPacker(words, words)));
             ulpdus.add(child("ulpdu" + i, () -> new MpaRxUlpdu(dataWidth)));
@@ -130,8 +145,9 @@ public final class MpaRxDeframer extends HwComponent {
         set(merged.payload(), mergedBeat);
         when(and(merged.fire(), merged.payload().tlast), () -> set(laneSel, MpaRxParser.nextLane(laneSel)));
 
-        int depth = 1 << log2Up((65535 + n - 1) / n + 4);
-        Stream<AxisBeat> held = Streams.fifo(merged, depth);
+        // Synchronous read (latency 2): a buffer of this size must be block RAM, not LUTs.
+        bufferDepth = cfg.bufferBeats();
+        Stream<AxisBeat> held = Streams.fifo(merged, bufferDepth, 2);
         Stream<MpaRxStatus> verdicts = Streams.fifo(parser.io.status, STATUS_DEPTH);
 
         // Release: a ULPDU goes out once its verdict is in and good; the first bad verdict ends delivery.

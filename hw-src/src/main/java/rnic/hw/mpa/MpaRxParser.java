@@ -31,7 +31,9 @@ import spinal.lib.Stream;
  * ULPDU_Length (MPA-13, MPA-14). FPDUPTR is read with its low two bits as zero and the RESERVED half ignored (MPA-10).
  * Either kind is covered by the FPDU's CRC. The verdict: E-M2 (CRC_ERROR) when the CRC is on and differs, else E-M3
  * (MARKER_ERROR) when a Marker of the FPDU disagreed (MPA-42 checks Markers of CRC-valid FPDUs only), else good; a
- * {@code lost} row becomes E-M1 (TCP_CLOSED). After the first error the stage takes and discards everything (MPA-44).
+ * {@code lost} row becomes E-M1 (TCP_CLOSED). An FPDU whose ULPDU_Length exceeds {@code maxUlpdu} (the receive buffer's
+ * bound, {@link MpaRxConfig#maxUlpdu()}) gets its verdict, E-M2 (CRC_ERROR: it cannot be validated), the cycle its
+ * header is seen, and none of it is handed on. After the first error the stage takes and discards everything (MPA-44).
  */
 public final class MpaRxParser extends HwComponent {
 
@@ -100,7 +102,21 @@ public final class MpaRxParser extends HwComponent {
     public final Bool crcBad;
     public final Bool markerBadA;
 
+    /** The largest ULPDU_Length accepted. */
+    public final int maxUlpdu;
+    /** The FPDU starting in this beat announces a ULPDU_Length above {@link #maxUlpdu}. */
+    public final Bool tooLongA;
+
+    /** A parser accepting every 16-bit ULPDU_Length. */
     public MpaRxParser(int words) {
+        this(words, 65535);
+    }
+
+    public MpaRxParser(int words, int maxUlpdu) {
+        if (maxUlpdu < 1 || maxUlpdu > 65535) {
+            throw new IllegalArgumentException("maxUlpdu must be 1 … 65535, got " + maxUlpdu);
+        }
+        this.maxUlpdu = maxUlpdu;
         io = io(new Io(words));
         CrcMatrix matrix = new CrcMatrix(CrcMatrix.CRC32C);
         int cw = log2Up(words + 1);
@@ -143,6 +159,9 @@ public final class MpaRxParser extends HwComponent {
         Bool bAvail = and(endsA, lt(nextStart, hi));
         UInt lengthB = wire("lengthB", lengthAt(r.data, nextStart));
         UInt tB = contentWords(lengthB);
+        UInt max = U(maxUlpdu, 16);
+        // B is taken only if it is not over-long: otherwise the beat is held and B is refused as A next cycle.
+        Bool tooLongB = gt(lengthB, max);
         UInt eB = add(nextStart.resize(RW), tB);
         Bool bFits = not(lt(eB, hiR)); // B's CRC is not in this beat
 
@@ -165,6 +184,9 @@ public final class MpaRxParser extends HwComponent {
         Bool needA = neq(countA, U(0, cw));
         Bool active = and(io.input.valid(), not(failed));
         Bool lost = r.lost;
+        tooLongA = wire("tooLongA", and(starting, hdrAvail, gt(lengthA, max)));
+        // A verdict without content: the row is lost (E-M1), or A's ULPDU_Length is over the bound (E-M2).
+        Bool refuse = or(lost, tooLongA);
         Bool laneAReady = False();
         Bool laneBReady = False();
         for (int i = 0; i < LANES; i++) {
@@ -173,8 +195,8 @@ public final class MpaRxParser extends HwComponent {
         }
         Bool statusOk = or(not(endsA), io.status.ready());
         Bool laneOk = or(not(needA), laneAReady);
-        Bool go = and(active, not(lost), statusOk, laneOk);
-        Bool offerB = and(go, bAvail, bFits, not(badA));
+        Bool go = and(active, not(refuse), statusOk, laneOk);
+        Bool offerB = and(go, bAvail, bFits, not(badA), not(tooLongB));
         takeB = wire("takeB", and(offerB, laneBReady));
         Bool hold = and(bAvail, not(takeB));
 
@@ -186,7 +208,7 @@ public final class MpaRxParser extends HwComponent {
         set(pieceB.data, shiftDown(r.data, nextStart));
         set(pieceB.count, countB);
         set(pieceB.last, eq(eB, hiR));
-        Bool validA = and(active, not(lost), needA, statusOk);
+        Bool validA = and(active, not(refuse), needA, statusOk);
         for (int i = 0; i < LANES; i++) {
             Bool isA = eq(laneSel, U(i, 2));
             set(io.lanes.get(i).valid(), or(and(isA, validA), and(eq(laneNext, U(i, 2)), offerB)));
@@ -194,16 +216,17 @@ public final class MpaRxParser extends HwComponent {
         }
 
         MpaRxStatus st = io.status.payload();
-        set(io.status.valid(), and(active, or(lost, and(endsA, laneOk))));
-        set(st.bad, or(lost, badA));
+        set(io.status.valid(), and(active, or(refuse, and(endsA, laneOk))));
+        set(st.bad, or(refuse, badA));
         set(st.code, mux(lost, U(MpaErrorCode.TCP_CLOSED.code(), 8),
-                mux(crcBad, U(MpaErrorCode.CRC_ERROR.code(), 8), U(MpaErrorCode.MARKER_ERROR.code(), 8))));
+                mux(or(tooLongA, crcBad), U(MpaErrorCode.CRC_ERROR.code(), 8),
+                        U(MpaErrorCode.MARKER_ERROR.code(), 8))));
         set(st.seq, add(io.seqStart, mux(lost, r.rowOff, fpduOffA)));
         set(st.length, mux(starting, lengthA, ulpduLength));
 
-        set(io.input.ready(), or(failed, and(go, not(hold)), and(active, lost, io.status.ready())));
+        set(io.input.ready(), or(failed, and(go, not(hold)), and(active, refuse, io.status.ready())));
 
-        when(and(active, lost, io.status.ready()), () -> set(failed, True()));
+        when(and(active, refuse, io.status.ready()), () -> set(failed, True()));
         when(go, () -> {
             when(endsA, () -> {
                 set(laneSel, laneNext);

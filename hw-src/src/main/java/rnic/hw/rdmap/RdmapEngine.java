@@ -166,7 +166,8 @@ public final class RdmapEngine extends HwComponent {
         // ---- receive ----
         Streams.connect(io.rx, header.io.input);
         Streams.connect(header.io.header, control.io.header);
-        Stream<DdpBeat> payload = Streams.fifo(header.io.output, PAYLOAD_DEPTH);
+        // Synchronous read (latency 2): a buffer of this size must map to block RAM, not LUTs.
+        Stream<DdpBeat> payload = Streams.fifo(header.io.output, PAYLOAD_DEPTH, 2);
         Streams.connect(payload, placer.io.segment);
         // Segments the placer has taken whole: what the receive side waits for before a Terminate or a response.
         UInt inBeat = regInit("rxBeat", uint(16), U(0, 16));

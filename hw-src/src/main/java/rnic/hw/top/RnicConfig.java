@@ -1,6 +1,7 @@
 package rnic.hw.top;
 
 import rnic.hw.ddp.DdpConfig;
+import rnic.hw.mpa.MpaRxConfig;
 
 /**
  * Elaboration parameters of one {@link RnicCore}: the DDP/RDMAP engines' configuration (data-path width W, QPs,
@@ -12,9 +13,15 @@ import rnic.hw.ddp.DdpConfig;
  * {@code CORE_CONFIG}: hence at most {@value #MAX_QPS} QPs and {@value #MAX_CQS} CQs.
  *
  * @param ddp     the engines' configuration (W, qpCount, stagCount, pdWidth, recvDepth, maxIrd, maxOrd)
+ * <p>{@code mss} is the TCP MSS the core's connections advertise: it bounds the largest FPDU a conforming peer sends, so
+ * it sizes each connection's MPA receive buffer ({@link MpaRxConfig}); a longer ULPDU_Length is an MPA error (E-M2).
+ * The host's TCP must not advertise a larger MSS.
+ *
+ * @param ddp     the engines' configuration (W, qpCount, stagCount, pdWidth, recvDepth, maxIrd, maxOrd)
  * @param cqCount completion queues, 1 … {@value #MAX_CQS}
+ * @param mss     the advertised TCP MSS, {@value MpaRxConfig#MIN_MSS} … 65535 (default {@value MpaRxConfig#DEFAULT_MSS})
  */
-public record RnicConfig(DdpConfig ddp, int cqCount) {
+public record RnicConfig(DdpConfig ddp, int cqCount, int mss) {
     /** QP blocks fit between QP_BASE (0x1000) and CQ_BASE (0x2000) at a 0x100 stride. */
     public static final int MAX_QPS = 16;
     /** CQ numbers are reported in an 8-bit field of CORE_CONFIG. */
@@ -31,6 +38,16 @@ public record RnicConfig(DdpConfig ddp, int cqCount) {
         if (cqCount < 1 || cqCount > MAX_CQS) {
             throw new IllegalArgumentException("cqCount must be 1 … " + MAX_CQS + ", got " + cqCount);
         }
+        mpa(ddp.dataWidth(), mss); // validates the MSS
+    }
+
+    /** A configuration for the default jumbo MSS ({@value MpaRxConfig#DEFAULT_MSS}). */
+    public RnicConfig(DdpConfig ddp, int cqCount) {
+        this(ddp, cqCount, MpaRxConfig.DEFAULT_MSS);
+    }
+
+    private static MpaRxConfig mpa(int dataWidth, int mss) {
+        return new MpaRxConfig(dataWidth, mss);
     }
 
     /** The default preset: {@link DdpConfig#defaults()} (W = 64, 4 QPs, 64 STags) and one CQ per QP. */
@@ -41,22 +58,32 @@ public record RnicConfig(DdpConfig ddp, int cqCount) {
 
     /** The same configuration with other engine parameters. */
     public RnicConfig withDdp(DdpConfig d) {
-        return new RnicConfig(d, cqCount);
+        return new RnicConfig(d, cqCount, mss);
     }
 
     /** The same configuration at another data-path width. */
     public RnicConfig withDataWidth(int w) {
-        return new RnicConfig(ddp.withDataWidth(w), cqCount);
+        return new RnicConfig(ddp.withDataWidth(w), cqCount, mss);
     }
 
     /** The same configuration with another number of QPs (and connections); the CQ count is kept. */
     public RnicConfig withQpCount(int n) {
-        return new RnicConfig(ddp.withQpCount(n), cqCount);
+        return new RnicConfig(ddp.withQpCount(n), cqCount, mss);
     }
 
     /** The same configuration with another number of completion queues. */
     public RnicConfig withCqCount(int n) {
-        return new RnicConfig(ddp, n);
+        return new RnicConfig(ddp, n, mss);
+    }
+
+    /** The same configuration for another advertised MSS (and so another MPA receive-buffer size). */
+    public RnicConfig withMss(int m) {
+        return new RnicConfig(ddp, cqCount, m);
+    }
+
+    /** The MPA receiver's configuration of every connection: W and the advertised MSS. */
+    public MpaRxConfig mpaRx() {
+        return mpa(ddp.dataWidth(), mss);
     }
 
     /** Data-path width W in bits. */

@@ -6,6 +6,7 @@ import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
 import rnic.hdl.Streams;
 import rnic.hw.axis.AxisBeat;
+import rnic.hw.mpa.MpaRxConfig;
 import rnic.hw.mpa.MpaRxDeframer;
 import rnic.hw.mpa.MpaTxFramer;
 import rnic.hw.mpa.TcpRxBeat;
@@ -127,7 +128,13 @@ public final class RnicConnection extends HwComponent {
     /** A validated ULPDU was received since the last RESET. */
     public final Bool rxSeen;
 
+    /** A connection of W bits whose receiver is sized for the default advertised MSS. */
     public RnicConnection(int dataWidth) {
+        this(MpaRxConfig.defaults(dataWidth));
+    }
+
+    public RnicConnection(MpaRxConfig rxConfig) {
+        int dataWidth = rxConfig.dataWidth();
         noIoPrefix();
         io = io(new Io(dataWidth));
         Streams.axisNames(io.tcpTx, "tcpTx");
@@ -135,7 +142,7 @@ public final class RnicConnection extends HwComponent {
         Streams.axisNames(io.ulpdu, "ulpdu");
         Streams.axisNames(io.segments, "segments");
         tx = inClearDomain(io.clear, () -> child("tx", () -> new MpaTxFramer(dataWidth)));
-        rx = inClearDomain(io.clear, () -> child("rx", () -> new MpaRxDeframer(dataWidth)));
+        rx = inClearDomain(io.clear, () -> child("rx", () -> new MpaRxDeframer(rxConfig)));
         for (Component c : new Component[] {tx, rx}) {
             c.walkComponents(Scala.function1(k -> k.setDefinitionName((k.definitionName() != null
                     ? k.definitionName() : k.getClass().getSimpleName()) + SUFFIX, false)));

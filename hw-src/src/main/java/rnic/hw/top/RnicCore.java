@@ -125,7 +125,7 @@ public final class RnicCore extends HwComponent {
             RnicRegisterFile.QpControl qc = regs.io.qp.get(q);
             final int qp = q;
             rxMid.add(wire("conn" + q + "_rxMid", bool()));
-            conns.add(child("conn_" + qp, () -> new RnicConnection(c.dataWidth())));
+            conns.add(child("conn_" + qp, () -> new RnicConnection(c.mpaRx())));
             RnicConnection.Io k = conns.get(q).io;
             // The QP in RESET restarts the connection, held off while the engine is taking one of its ULPDUs (it must
             // see the whole segment, and the deframer holds all of it).

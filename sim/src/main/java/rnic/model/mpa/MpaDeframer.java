@@ -15,7 +15,10 @@ import rnic.wire.MpaErrorCode;
  * (RESERVED ignored, low two bits taken as zero, MPA-10) must point back at the FPDU's ULPDU_Length, or be 0 for the
  * Marker that leads it (MPA-13). A ULPDU is handed over only once its whole FPDU is in and its CRC — over the same span
  * the transmitter covers — is good (MPA-25). A CRC mismatch is {@link MpaErrorCode#CRC_ERROR}; a CRC-valid FPDU with a
- * wrong Marker is {@link MpaErrorCode#MARKER_ERROR} (MPA-42). After an error nothing more is delivered (MPA-44).
+ * wrong Marker is {@link MpaErrorCode#MARKER_ERROR} (MPA-42). A receiver that buffers at most {@code maxUlpdu} octets
+ * of ULPDU reports an FPDU announcing a longer ULPDU_Length as {@link MpaErrorCode#CRC_ERROR} as soon as its
+ * ULPDU_Length has arrived: it cannot be validated (MPA-25), and since a conforming peer keeps FPDUs within an EMSS the
+ * receiver's MSS bounds, its length field is what is corrupt. After an error nothing more is delivered (MPA-44).
  */
 public final class MpaDeframer {
 
@@ -56,14 +59,25 @@ public final class MpaDeframer {
     }
 
     private final MpaDirection dir;
+    private final int maxUlpdu;
     private byte[] buf = new byte[4096];
     private int len;              // buffered octets
     private long base;            // stream offset (from seqStart) of buf[0]
     private int needed = -1;      // wire length of the FPDU at buf[0], once known
     private boolean failed;
 
+    /** A receiver that accepts every 16-bit ULPDU_Length. */
     public MpaDeframer(MpaDirection dir) {
+        this(dir, 65535);
+    }
+
+    /** A receiver that refuses a ULPDU_Length above {@code maxUlpdu} (its receive buffer's bound). */
+    public MpaDeframer(MpaDirection dir, int maxUlpdu) {
+        if (maxUlpdu < 1 || maxUlpdu > 65535) {
+            throw new IllegalArgumentException("maxUlpdu must be 1 … 65535, got " + maxUlpdu);
+        }
         this.dir = dir;
+        this.maxUlpdu = maxUlpdu;
     }
 
     /** True once an error was reported; no ULPDU is delivered after it. */
@@ -90,10 +104,16 @@ public final class MpaDeframer {
         append(seg.payload());
         while (!failed) {
             if (needed < 0) {
-                needed = wireLength();
-                if (needed < 0) {
+                int l = ulpduLength();
+                if (l < 0) {
                     break;
                 }
+                if (l > maxUlpdu) {
+                    failed = true;
+                    out.add(new Error(MpaErrorCode.CRC_ERROR, (dir.seqStart() + base) & 0xFFFF_FFFFL));
+                    break;
+                }
+                needed = wireLength();
             }
             if (len < needed) {
                 break;
@@ -107,6 +127,15 @@ public final class MpaDeframer {
 
     private boolean markerAt(long off) {
         return dir.markers() && (off & 0xFFFF_FFFFL) % Mpa.MARKER_PERIOD == 0;
+    }
+
+    /** ULPDU_Length of the FPDU at the head of the buffer, or -1 while it has not arrived. */
+    private int ulpduLength() {
+        int lead = markerAt(base) ? Mpa.MARKER_SIZE : 0;
+        if (len < lead + 2) {
+            return -1;
+        }
+        return ((buf[lead] & 0xFF) << 8) | (buf[lead + 1] & 0xFF);
     }
 
     /** Wire length of the FPDU at the head of the buffer, or -1 while its ULPDU_Length has not arrived. */

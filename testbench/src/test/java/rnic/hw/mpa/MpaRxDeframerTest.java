@@ -36,6 +36,8 @@ class MpaRxDeframerTest {
     static final int ULPDUS = 20_000;
     /** Cycles to let the pipeline settle after the input is consumed and every expected ULPDU seen. */
     static final int DRAIN = 200;
+    /** The largest ULPDU_Length the default receiver accepts (advertised MSS 9000). */
+    static final int MAX_ULPDU = MpaRxConfig.defaults(64).maxUlpdu();
 
     static List<Integer> widths() {
         return List.of(32, 64, 128, 256, 512);
@@ -117,7 +119,7 @@ class MpaRxDeframerTest {
 
     /** What the golden receiver delivers for {@code segments}, and its error if any. */
     static List<MpaDeframer.Event> golden(MpaDirection dir, List<TcpSegment> segments) {
-        MpaDeframer rx = new MpaDeframer(dir);
+        MpaDeframer rx = new MpaDeframer(dir, MAX_ULPDU);
         List<MpaDeframer.Event> events = new ArrayList<>();
         for (TcpSegment s : segments) {
             events.addAll(rx.receive(s));
@@ -351,6 +353,50 @@ class MpaRxDeframerTest {
                     assertEquals((dir.seqStart() + cut) & 0xFFFF_FFFFL, tb.signal(dut.io.errorSeq).get());
                 } else {
                     assertFalse(tb.signal(dut.io.failed).getBool(), "a truncated stream is no error");
+                }
+            });
+        }
+    }
+
+    /**
+     * An FPDU whose ULPDU_Length exceeds what the receive buffer holds ({@link MpaRxConfig#maxUlpdu()}: 8994 for the
+     * default MSS of 9000) — a well-formed FPDU, valid CRC and Markers, from a peer that ignored our MSS — is refused
+     * at its header with E-M2 (2/0/02) and that FPDU's sequence number, exactly as the golden receiver built with the
+     * same bound: every earlier ULPDU is delivered, nothing of it or after it (MPA-44), and the rest of the stream,
+     * longer than the buffer, is still taken within a bounded number of cycles (no hang).
+     *
+     * <p>Requirements: MPA-23, MPA-25, MPA-42, MPA-44, T-10; CONFORMANCE §3.1 E-M2.
+     */
+    @ParameterizedTest(name = "W={0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {64, 512})
+    void refusesAnFpduLongerThanTheReceiveBufferWithoutHanging(int w) {
+        assertEquals(8994, MAX_ULPDU);
+        int[] lengths = {MAX_ULPDU + 1, 20_000, 64_768, MAX_ULPDU};
+        for (int trial = 0; trial < lengths.length; trial++) {
+            int t = trial;
+            model(w).run("too-long-" + t, 4000L * w + t, tb -> {
+                Random rng = tb.random();
+                MpaDirection dir = new MpaDirection(t % 2 == 0, t < 2, 0xFFFF_FFFFL - rng.nextInt(8192));
+                MpaFramer framer = new MpaFramer(dir, 65535);
+                List<TcpSegment> segs = new ArrayList<>();
+                int before = 3 + rng.nextInt(5);
+                TcpSegment big = null;
+                for (int i = 0; i < before + 6; i++) {
+                    byte[] u = new byte[i == before ? lengths[t] : 1 + rng.nextInt(2000)];
+                    rng.nextBytes(u);
+                    List<TcpSegment> out = framer.send(u);
+                    if (i == before) {
+                        assertEquals(1, out.size(), "one FPDU per segment");
+                        big = out.get(0);
+                    }
+                    segs.addAll(out);
+                }
+                MpaDeframer.Error e = checkAgainstGolden(tb, dir, segs);
+                if (lengths[t] > MAX_ULPDU) {
+                    assertEquals(rnic.wire.MpaErrorCode.CRC_ERROR, e.code(), "an over-long FPDU is E-M2");
+                    assertEquals(big.seq(), e.fpduSeq(), "the over-long FPDU's sequence number");
+                } else {
+                    assertEquals(null, e, "an FPDU of exactly the bound is accepted");
                 }
             });
         }

@@ -36,6 +36,9 @@ import rnic.wire.QpState;
  *   <li>An MPA receive error on a QP in RTS (its transmitter running) also sends the Terminate of CONFORMANCE §3.1 on
  *       that connection — Layer LLP, EType 0, Error Code 2 (E-M2), M = D = R = 0, QN 2, MSN 1 — as its last FPDU, and
  *       the QP goes to ERR with QP_ERROR MPA_ERROR (MPA-44, MPA-45, DDP-27, DDP-28, RDMAP-18).</li>
+ *   <li>An FPDU longer than the receive buffer the core is built for ({@code RnicConfig.mss}, default 9000: ULPDUs up
+ *       to 8994 octets) is the same MPA error, E-M2, at W = 64 and 512: the QP stops, nothing of it or after it is
+ *       placed, and the connection keeps taking its TCP payload (no hang).</li>
  * </ul>
  */
 class RnicQpStateTest {
@@ -178,6 +181,55 @@ class RnicQpStateTest {
             tb.step(200);
             assertEquals(QpState.RTR, b.state(q), "the restarted connection takes good FPDUs");
             b.memory.assertSameAs(expected, "the Write after the restart is placed");
+        });
+    }
+
+    /**
+     * A well-formed FPDU (CRC and Markers valid) whose ULPDU_Length, 20 014, exceeds the receive buffer's bound (8994 for
+     * the default MSS of 9000) stops the QP with E-M2 (2/0/02, the code of the golden {@code MpaDeframer} built with
+     * the same bound), after the Write before it was placed and before anything of it or the later Writes is; the whole
+     * stream, longer than the buffer, is taken within a bounded number of cycles.
+     *
+     * <p>Requirements: MPA-25, MPA-42, MPA-44; CONFORMANCE §3.1 E-M2.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "W={0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {64, 512})
+    void anFpduLongerThanTheReceiveBufferStopsTheQp(int w) {
+        RnicBench.model(w).run("mpa-too-long", 14, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side b = bench.b;
+            Random rng = tb.random();
+            int q = 2;
+            int pd = 5;
+            int stag = 0x0400 | 0x33;
+            long va = 0x0000_7E00_0000_0000L;
+            int length = 65536;
+            HostMemory expected = new HostMemory();
+            b.programStag(stag, pd, q, true, true, false, false, false, va, length);
+            long seqStart = 0xFFFF_FFFFL - rng.nextInt(4096);
+            open(b, q, pd, seqStart);
+            // A peer that ignores our MSS: its framer (EMSS 65535) puts a 20 000-octet Write in one FPDU.
+            MpaFramer framer = new MpaFramer(new MpaDirection(true, true, seqStart), 65535);
+            byte[] firstPayload = randomBytes(rng, 3000);
+            List<TcpSegment> segs = new ArrayList<>(write(framer, stag, va, firstPayload));
+            List<TcpSegment> big = write(framer, stag, va + 4096, randomBytes(rng, 20_000));
+            assertEquals(1, big.size(), "one FPDU");
+            segs.addAll(big);
+            segs.addAll(write(framer, stag, va + 32768, randomBytes(rng, 500)));
+            expected.write(va, firstPayload);
+            TcpPayloadSource in = b.tcpIn.get(q);
+            long octets = 0;
+            for (TcpSegment s : segs) {
+                in.send(s.seq(), s.payload(), TcpPayloadSource.resegmenting(rng, w / 8));
+                octets += s.payload().length;
+            }
+            tb.runUntil(() -> !in.busy(), 2000 + 2 * octets, "the TCP payload to be taken (no hang)");
+            tb.step(200);
+            assertEquals(QpState.ERR, b.state(q), "an over-long FPDU moves the QP to ERR");
+            int error = b.read(qpReg(q, "QP_ERROR"));
+            assertEquals(CqeKind.MPA_ERROR.code(), error & reg("QP_ERROR_KIND_MASK"));
+            assertEquals(MpaErrorCode.CRC_ERROR.code(), (error & reg("QP_ERROR_STATUS_MASK")) >>> 8);
+            b.memory.assertSameAs(expected, "only the Write before the over-long FPDU is placed");
         });
     }
 
