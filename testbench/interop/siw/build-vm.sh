@@ -23,6 +23,13 @@ for c in apt-get apt-cache dpkg-deb gcc make readelf tar xz gzip; do
   command -v "$c" >/dev/null 2>&1 || die "'$c' is missing (Debian: apt-get install -y apt dpkg gcc make binutils tar xz-utils gzip)"
 done
 
+if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
+  [ "$(id -u)" = 0 ] || die "qemu-system-x86_64 is missing: sudo apt-get install -y qemu-system-x86"
+  say "installing qemu-system-x86 (apt-get)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 >&2 \
+    || die "apt-get install qemu-system-x86 failed"
+fi
+
 # The kernel ABI: whatever linux-image-amd64 points at in the registry today, pinned per build by the stamp.
 ABI_PKG="$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1)"
 [ -n "$ABI_PKG" ] || die "apt-cache knows no linux-image-amd64 (run apt-get update; this needs Debian 12 package lists)"

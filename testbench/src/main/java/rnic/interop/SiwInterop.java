@@ -1,0 +1,192 @@
+package rnic.interop;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import rnic.sim.pcap.TcpEndpoint;
+
+/**
+ * {@code ./rnic interop siw [--sizes 64,4096,65000] [--count N] [--crc off|on|both] [--pcap-dir DIR]}: the golden
+ * rping peer ({@link GoldenRping}) against rdma-core's rping on Linux siw ({@link SiwVm}), both roles, printing one
+ * table row per run (role, size, CRC, iterations, result, time). Exit status 0 only if every run passed.
+ */
+public final class SiwInterop {
+    /** Which side runs rping's client. */
+    public enum Role {
+        /** The golden model is the client, {@code rping -s} runs in the VM. */
+        GOLDEN_CLIENT_SIW_SERVER("golden -c → siw -s"),
+        /** {@code rping -c} runs in the VM, the golden model serves. */
+        SIW_CLIENT_GOLDEN_SERVER("siw -c → golden -s");
+
+        private final String label;
+
+        Role(String label) {
+            this.label = label;
+        }
+
+        /** The table's label. */
+        public String label() {
+            return label;
+        }
+    }
+
+    /**
+     * One run's result.
+     *
+     * @param role       who was the client
+     * @param size       rping -S
+     * @param crc        CRC in use on the wire
+     * @param iterations iterations the golden side completed
+     * @param golden     the golden side's outcome
+     * @param siw        what rping in the VM printed and its exit status
+     * @param seconds    wall time of the run
+     */
+    public record Run(Role role, int size, boolean crc, int iterations, GoldenRping.Outcome golden, SiwVm.Result siw,
+            double seconds) {
+        /** Both sides completed every iteration: the golden side without error, rping with exit status 0. */
+        public boolean passed(int count) {
+            return golden.ok(count) && siw.status() == 0 && golden.crcInUse() == crc;
+        }
+
+        /** The table's result column. */
+        public String result(int count) {
+            if (passed(count)) {
+                return "pass";
+            }
+            StringBuilder b = new StringBuilder("FAIL");
+            if (golden.error() != null) {
+                b.append(" golden: ").append(golden.error());
+            }
+            if (siw.status() != 0) {
+                b.append(" rping exit ").append(siw.status()).append(": ")
+                        .append(String.join(" | ", siw.output()));
+            }
+            if (golden.crcInUse() != crc) {
+                b.append(" CRC in use ").append(golden.crcInUse()).append(", expected ").append(crc);
+            }
+            return b.toString();
+        }
+    }
+
+    private SiwInterop() {
+    }
+
+    /**
+     * One rping run between the golden peer and the VM's rping. Both sides validate (-V). With {@code pcap}, the
+     * connection is written there.
+     */
+    public static Run run(SiwVm vm, Role role, int size, int count, Path pcap) throws IOException {
+        boolean crc = vm.crcRequired();
+        GoldenRping.Options opt = new GoldenRping.Options(size, count, true, crc, 120);
+        long t0 = System.nanoTime();
+        GoldenRping.Outcome golden;
+        SiwVm.Result siw;
+        TcpEndpoint clientEnd;
+        TcpEndpoint serverEnd;
+        if (role == Role.GOLDEN_CLIENT_SIW_SERVER) {
+            SiwVm.Pending server = vm.rpingServer(size, count, false, true);
+            golden = GoldenRping.client(new InetSocketAddress(InetAddress.getLoopbackAddress(), vm.serverPort()), opt);
+            siw = server.await(120);
+            clientEnd = TcpEndpoint.of("02:00:00:00:00:01", "10.0.2.2", 40000);
+            serverEnd = TcpEndpoint.of("52:54:00:12:34:56", SiwVm.GUEST_ADDRESS, SiwVm.GUEST_PORT);
+        } else {
+            ExecutorService ex = Executors.newSingleThreadExecutor();
+            try (ServerSocket listener = new ServerSocket(vm.clientTargetPort(), 1, InetAddress.getLoopbackAddress())) {
+                Future<GoldenRping.Outcome> f = ex.submit(() -> GoldenRping.server(listener, opt));
+                siw = vm.rpingClient(size, count, false, true).await(180);
+                golden = f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            } catch (ExecutionException e) {
+                throw new IOException("the golden server failed", e.getCause());
+            } finally {
+                ex.shutdownNow();
+            }
+            clientEnd = TcpEndpoint.of("52:54:00:12:34:56", SiwVm.GUEST_ADDRESS, 40000);
+            serverEnd = TcpEndpoint.of("02:00:00:00:00:02", SiwVm.HOST_ALIAS, SiwVm.GUEST_PORT);
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        if (pcap != null) {
+            Files.createDirectories(pcap.toAbsolutePath().getParent());
+            GoldenRping.writePcap(golden, pcap, clientEnd, serverEnd);
+        }
+        return new Run(role, size, golden.crcInUse(), golden.iterations(), golden, siw, seconds);
+    }
+
+    /** The table header. */
+    public static String header() {
+        return String.format("%-20s %6s %4s %10s %8s  %s", "role", "size", "CRC", "iterations", "time", "result");
+    }
+
+    /** One table row. */
+    public static String row(Run r, int count) {
+        return String.format("%-20s %6d %4s %6d/%-3d %7.2fs  %s", r.role().label(), r.size(), r.crc() ? "on" : "off",
+                r.iterations(), count, r.seconds(), r.result(count));
+    }
+
+    /** Entry point of {@code ./rnic interop siw}. */
+    public static void main(String[] args) throws IOException {
+        List<Integer> sizes = List.of(64, 4096, 65000);
+        int count = 10;
+        String crcMode = "both";
+        Path pcapDir = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--sizes" -> sizes = parseSizes(args[++i]);
+                case "--count" -> count = Integer.parseInt(args[++i]);
+                case "--crc" -> crcMode = args[++i];
+                case "--pcap-dir" -> pcapDir = Path.of(args[++i]);
+                default -> {
+                    System.err.println("usage: ./rnic interop siw [--sizes 64,4096,65000] [--count N]"
+                            + " [--crc off|on|both] [--pcap-dir DIR]");
+                    System.exit(2);
+                }
+            }
+        }
+        List<Boolean> crcs = switch (crcMode) {
+            case "off" -> List.of(false);
+            case "on" -> List.of(true);
+            case "both" -> List.of(false, true);
+            default -> throw new IllegalArgumentException("--crc off|on|both, not " + crcMode);
+        };
+        boolean allPassed = true;
+        List<String> rows = new ArrayList<>();
+        System.out.println(header());
+        for (boolean crc : crcs) {
+            try (SiwVm vm = SiwVm.start(crc)) {
+                System.out.printf("# VM booted in %.1f s: %s%n", vm.bootSeconds(), vm.banner());
+                for (Role role : Role.values()) {
+                    for (int size : sizes) {
+                        Path pcap = pcapDir == null ? null : pcapDir.resolve(String.format("siw-%s-%d-crc%s.pcap",
+                                role == Role.GOLDEN_CLIENT_SIW_SERVER ? "server" : "client", size, crc ? "on" : "off"));
+                        Run r = run(vm, role, size, count, pcap);
+                        allPassed &= r.passed(count);
+                        String row = row(r, count);
+                        rows.add(row);
+                        System.out.println(row);
+                    }
+                }
+            }
+        }
+        System.out.println(allPassed ? "all passed" : "FAILED");
+        System.exit(allPassed ? 0 : 1);
+    }
+
+    private static List<Integer> parseSizes(String s) {
+        List<Integer> out = new ArrayList<>();
+        for (String p : s.split(",")) {
+            out.add(Integer.parseInt(p.trim()));
+        }
+        return out;
+    }
+}
