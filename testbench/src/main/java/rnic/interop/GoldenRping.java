@@ -292,6 +292,7 @@ public final class GoldenRping {
             mem.write(RDMA_ADDR, new byte[opt.size]);
             long read = nextWrId++;
             ep.postSend(QP, new WorkRequest.Read(read, RDMA_STAG, RDMA_ADDR, rkey, addr, len));
+            pump();
             awaitRequest(read, "the RDMA Read of the client's source");
             byte[] got = mem.read(RDMA_ADDR, len);
             if (opt.validate && !Arrays.equals(got, pattern(ping, len))) {
@@ -311,6 +312,7 @@ public final class GoldenRping {
             }
             long write = nextWrId++;
             ep.postSend(QP, new WorkRequest.Write(write, RDMA_ADDR, Math.min(strlen + 1, len), sinkKey, sinkAddr));
+            pump();
             awaitRequest(write, "the RDMA Write into the client's sink");
             sendAck();
             ping++;

@@ -45,7 +45,7 @@ public final class SiwInterop {
      * @param role       who was the client
      * @param size       rping -S
      * @param crc        CRC in use on the wire
-     * @param iterations iterations the golden side completed
+     * @param iterations iterations both sides completed: the golden side's count and rping's own (its -v lines)
      * @param golden     the golden side's outcome
      * @param siw        what rping in the VM printed and its exit status
      * @param seconds    wall time of the run
@@ -54,7 +54,7 @@ public final class SiwInterop {
             double seconds) {
         /** Both sides completed every iteration: the golden side without error, rping with exit status 0. */
         public boolean passed(int count) {
-            return golden.ok(count) && siw.status() == 0 && golden.crcInUse() == crc;
+            return golden.ok(count) && siw.status() == 0 && siw.pings() == count && golden.crcInUse() == crc;
         }
 
         /** The table's result column. */
@@ -66,8 +66,8 @@ public final class SiwInterop {
             if (golden.error() != null) {
                 b.append(" golden: ").append(golden.error());
             }
-            if (siw.status() != 0) {
-                b.append(" rping exit ").append(siw.status()).append(": ")
+            if (siw.status() != 0 || siw.pings() != count) {
+                b.append(" rping exit ").append(siw.status()).append(", ").append(siw.pings()).append(" pings: ")
                         .append(String.join(" | ", siw.output()));
             }
             if (golden.crcInUse() != crc) {
@@ -93,7 +93,7 @@ public final class SiwInterop {
         TcpEndpoint clientEnd;
         TcpEndpoint serverEnd;
         if (role == Role.GOLDEN_CLIENT_SIW_SERVER) {
-            SiwVm.Pending server = vm.rpingServer(size, count, false, true);
+            SiwVm.Pending server = vm.rpingServer(size, count, true);
             golden = GoldenRping.client(new InetSocketAddress(InetAddress.getLoopbackAddress(), vm.serverPort()), opt);
             siw = server.await(120);
             clientEnd = TcpEndpoint.of("02:00:00:00:00:01", "10.0.2.2", 40000);
@@ -102,7 +102,7 @@ public final class SiwInterop {
             ExecutorService ex = Executors.newSingleThreadExecutor();
             try (ServerSocket listener = new ServerSocket(vm.clientTargetPort(), 1, InetAddress.getLoopbackAddress())) {
                 Future<GoldenRping.Outcome> f = ex.submit(() -> GoldenRping.server(listener, opt));
-                siw = vm.rpingClient(size, count, false, true).await(180);
+                siw = vm.rpingClient(size, count, true).await(180);
                 golden = f.get();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -120,7 +120,8 @@ public final class SiwInterop {
             Files.createDirectories(pcap.toAbsolutePath().getParent());
             GoldenRping.writePcap(golden, pcap, clientEnd, serverEnd);
         }
-        return new Run(role, size, golden.crcInUse(), golden.iterations(), golden, siw, seconds);
+        return new Run(role, size, golden.crcInUse(), Math.min(golden.iterations(), Math.max(0, siw.pings())), golden,
+                siw, seconds);
     }
 
     /** The table header. */

@@ -38,6 +38,10 @@ public final class SiwVm implements AutoCloseable {
     /** The VM's own address. */
     public static final String GUEST_ADDRESS = "10.0.2.15";
     private static final String EXIT = "RNIC-EXIT ";
+    private static final String PINGS = "RNIC-PINGS ";
+    /** Runs after rping -v (its stdout in /tmp/rping.out): prints RNIC-PINGS and keeps rping's status. */
+    private static final String COUNT_PINGS = "rc=$?; echo \"" + PINGS + "$(grep -c 'ping data: rdma-ping-'"
+            + " /tmp/rping.out)\"; grep -v 'ping data: rdma-ping-' /tmp/rping.out; exit $rc";
 
     private final boolean crc;
     private final Process qemu;
@@ -54,6 +58,19 @@ public final class SiwVm implements AutoCloseable {
         /** The output as one string, one line per line. */
         public String text() {
             return String.join("\n", output);
+        }
+
+        /**
+         * For an rping run: how many iterations rping itself reported ({@code ping data:} lines of -v), or -1. rping's
+         * exit status alone does not tell: it exits 0 whenever the connection ended by a disconnect, even mid-run.
+         */
+        public int pings() {
+            for (String l : output) {
+                if (l.startsWith(PINGS)) {
+                    return Integer.parseInt(l.substring(PINGS.length()).trim());
+                }
+            }
+            return -1;
         }
     }
 
@@ -226,12 +243,14 @@ public final class SiwVm implements AutoCloseable {
 
     /**
      * Starts {@code rping -s} in the VM and returns once it listens (the host can then connect to
-     * {@link #serverPort()}); await the result after the host's client is done.
+     * {@link #serverPort()}); await the result after the host's client is done. rping runs with -v (counted, see
+     * {@link Result#pings()}) and, if asked, -V.
      */
-    public Pending rpingServer(int size, int count, boolean verbose, boolean validate) {
-        String rping = "rping -s -a " + GUEST_ADDRESS + " -p " + GUEST_PORT + " -S " + size + " -C " + count
-                + (verbose ? " -v" : "") + (validate ? " -V" : "");
-        Pending p = start(rping + " & pid=$!; listening " + GUEST_PORT + " && echo RNIC-LISTENING; wait $pid");
+    public Pending rpingServer(int size, int count, boolean validate) {
+        String rping = "rping -s -a " + GUEST_ADDRESS + " -p " + GUEST_PORT + " -S " + size + " -C " + count + " -v"
+                + (validate ? " -V" : "") + " >/tmp/rping.out";
+        Pending p = start(rping + " & pid=$!; listening " + GUEST_PORT + " && echo RNIC-LISTENING; wait $pid; "
+                + COUNT_PINGS);
         if (!p.awaitLine("RNIC-LISTENING", 60)) {
             throw new IllegalStateException("rping -s ended before listening: " + p.await(5).text());
         }
@@ -239,9 +258,9 @@ public final class SiwVm implements AutoCloseable {
     }
 
     /** Starts {@code rping -c} in the VM toward the host's server at {@link #clientTargetPort()}. */
-    public Pending rpingClient(int size, int count, boolean verbose, boolean validate) {
-        return start("rping -c -a " + HOST_ALIAS + " -p " + GUEST_PORT + " -S " + size + " -C " + count
-                + (verbose ? " -v" : "") + (validate ? " -V" : ""));
+    public Pending rpingClient(int size, int count, boolean validate) {
+        return start("rping -c -a " + HOST_ALIAS + " -p " + GUEST_PORT + " -S " + size + " -C " + count + " -v"
+                + (validate ? " -V" : "") + " >/tmp/rping.out; " + COUNT_PINGS);
     }
 
     /** Everything the console printed so far. */
