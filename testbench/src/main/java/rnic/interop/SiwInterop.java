@@ -95,14 +95,14 @@ public final class SiwInterop {
         if (role == Role.GOLDEN_CLIENT_SIW_SERVER) {
             SiwVm.Pending server = vm.rpingServer(size, count, true);
             golden = GoldenRping.client(new InetSocketAddress(InetAddress.getLoopbackAddress(), vm.serverPort()), opt);
-            siw = server.await(120);
+            siw = awaitOrFail(server, golden);
             clientEnd = TcpEndpoint.of("02:00:00:00:00:01", "10.0.2.2", 40000);
             serverEnd = TcpEndpoint.of("52:54:00:12:34:56", SiwVm.GUEST_ADDRESS, SiwVm.GUEST_PORT);
         } else {
             ExecutorService ex = Executors.newSingleThreadExecutor();
             try (ServerSocket listener = new ServerSocket(vm.clientTargetPort(), 1, InetAddress.getLoopbackAddress())) {
                 Future<GoldenRping.Outcome> f = ex.submit(() -> GoldenRping.server(listener, opt));
-                siw = vm.rpingClient(size, count, true).await(180);
+                siw = vm.rpingClient(size, count, true).await(SiwVm.RPING_TIMEOUT + 30);
                 golden = f.get();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -122,6 +122,16 @@ public final class SiwInterop {
         }
         return new Run(role, size, golden.crcInUse(), Math.min(golden.iterations(), Math.max(0, siw.pings())), golden,
                 siw, seconds);
+    }
+
+    /** rping's end; if it never comes, a failed result that keeps what the golden side saw. */
+    private static SiwVm.Result awaitOrFail(SiwVm.Pending p, GoldenRping.Outcome golden) {
+        try {
+            return p.await(SiwVm.RPING_TIMEOUT + 30);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("rping did not end; the golden side " + (golden.error() == null
+                    ? "completed " + golden.iterations() + " iterations" : "failed: " + golden.error()), e);
+        }
     }
 
     /** The table header. */

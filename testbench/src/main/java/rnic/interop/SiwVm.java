@@ -39,6 +39,11 @@ public final class SiwVm implements AutoCloseable {
     public static final String GUEST_ADDRESS = "10.0.2.15";
     private static final String EXIT = "RNIC-EXIT ";
     private static final String PINGS = "RNIC-PINGS ";
+    /**
+     * Seconds after which the VM kills rping: after a failed connection rping can wait forever for its completion
+     * thread, and the console would stay busy.
+     */
+    public static final int RPING_TIMEOUT = 90;
     /** Runs after rping -v (its stdout in /tmp/rping.out): prints RNIC-PINGS and keeps rping's status. */
     private static final String COUNT_PINGS = "rc=$?; echo \"" + PINGS + "$(grep -c 'ping data: rdma-ping-'"
             + " /tmp/rping.out)\"; grep -v 'ping data: rdma-ping-' /tmp/rping.out; exit $rc";
@@ -247,7 +252,7 @@ public final class SiwVm implements AutoCloseable {
      * {@link Result#pings()}) and, if asked, -V.
      */
     public Pending rpingServer(int size, int count, boolean validate) {
-        String rping = "rping -s -a " + GUEST_ADDRESS + " -p " + GUEST_PORT + " -S " + size + " -C " + count + " -v"
+        String rping = "timeout " + RPING_TIMEOUT + " rping -s -a " + GUEST_ADDRESS + " -p " + GUEST_PORT + " -S " + size + " -C " + count + " -v"
                 + (validate ? " -V" : "") + " >/tmp/rping.out";
         Pending p = start(rping + " & pid=$!; listening " + GUEST_PORT + " && echo RNIC-LISTENING; wait $pid; "
                 + COUNT_PINGS);
@@ -259,7 +264,7 @@ public final class SiwVm implements AutoCloseable {
 
     /** Starts {@code rping -c} in the VM toward the host's server at {@link #clientTargetPort()}. */
     public Pending rpingClient(int size, int count, boolean validate) {
-        return start("rping -c -a " + HOST_ALIAS + " -p " + GUEST_PORT + " -S " + size + " -C " + count + " -v"
+        return start("timeout " + RPING_TIMEOUT + " rping -c -a " + HOST_ALIAS + " -p " + GUEST_PORT + " -S " + size + " -C " + count + " -v"
                 + (validate ? " -V" : "") + " >/tmp/rping.out; " + COUNT_PINGS);
     }
 
