@@ -5,7 +5,8 @@
 #   OUT/initrd.cpio.gz   busybox, the kernel's RDMA modules, two out-of-tree siw builds (siw.ko with
 #                        siw's defaults, siw-crc.ko with mpa_crc_required = true), rdma-core + rping, init
 #   OUT/busybox          a static busybox for the host side (its nc relays the guest's client connections)
-#   OUT/stamp            what was built from what: a second run with the same inputs does nothing
+#   OUT/stamp            hashes of this script and init: a second run with the same ones does nothing
+#   OUT/versions.txt     the Debian package versions the artifacts came from
 # Usage: build-vm.sh OUT_DIR        (needs apt-get, dpkg-deb, gcc, make, binutils; no internet but Debian's
 #                                    package registry; root only if qemu-system-x86 still has to be installed)
 # Every failure stops the script with a message: the caller must not mistake a missing VM for a passing test.
@@ -23,6 +24,15 @@ for c in apt-get apt-cache dpkg-deb gcc make readelf tar xz gzip; do
   command -v "$c" >/dev/null 2>&1 || die "'$c' is missing (Debian: apt-get install -y apt dpkg gcc make binutils tar xz-utils gzip)"
 done
 
+# The artifacts are self-contained: they stay valid until this script or init changes (the Debian versions they
+# came from are in OUT/versions.txt). This check needs no apt call, so a cached VM starts at once.
+WANT="$(sha256sum "$HERE/build-vm.sh" "$HERE/init" | cut -c1-64)"
+if [ -s "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$WANT" ] && [ -s "$OUT/vmlinux" ] && [ -s "$OUT/initrd.cpio.gz" ] \
+   && [ -x "$OUT/busybox" ] && command -v qemu-system-x86_64 >/dev/null 2>&1; then
+  say "up to date ($(sed -n 's/^linux-image-\(.*\)=.*/\1/p' "$OUT/versions.txt" 2>/dev/null | head -n1))"; exit 0
+fi
+rm -f "$OUT/stamp"
+
 if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
   [ "$(id -u)" = 0 ] || die "qemu-system-x86_64 is missing: sudo apt-get install -y qemu-system-x86"
   say "installing qemu-system-x86 (apt-get)"
@@ -39,13 +49,6 @@ USER_PKGS=(busybox-static libc6 libgcc-s1 librdmacm1 libibverbs1 ibverbs-provide
   libnl-route-3-200 iproute2 libmnl0 libbsd0 libmd0 libcap2)
 KERNEL_PKGS=("$ABI_PKG" "linux-headers-$KVER" "$KCOMMON" linux-kbuild-6.1 linux-source-6.1)
 
-versions() { local p; for p in "$@"; do printf '%s=%s\n' "$p" "$(apt-cache policy "$p" | sed -n 's/^ *Candidate: //p')"; done; }
-WANT="$( { versions "${KERNEL_PKGS[@]}" "${USER_PKGS[@]}"; sha256sum "$HERE/build-vm.sh" "$HERE/init" | cut -c1-64; } )"
-if [ -s "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$WANT" ] && [ -s "$OUT/vmlinux" ] && [ -s "$OUT/initrd.cpio.gz" ] \
-   && [ -x "$OUT/busybox" ]; then
-  say "up to date ($KVER)"; exit 0
-fi
-rm -f "$OUT/stamp"
 say "building the siw VM for kernel $KVER (log: $LOG)"
 : >"$LOG"
 
@@ -149,5 +152,7 @@ say "packing the initramfs"
   || die "packing the initramfs failed (see $LOG)"
 mv "$OUT/initrd.cpio.gz.tmp" "$OUT/initrd.cpio.gz"
 [ -n "${SIW_VM_KEEP:-}" ] || rm -rf "$K" "$SRC" "$U" "$OUT/siw" "$OUT/siw-crc"   # keep the artifacts, not the trees (~700 MB)
+apt-cache policy "${KERNEL_PKGS[@]}" "${USER_PKGS[@]}" 2>/dev/null \
+  | awk '/^[^ ].*:$/ {p = substr($0, 1, length($0) - 1)} /^ *Candidate:/ {print p "=" $2}' >"$OUT/versions.txt"
 printf '%s\n' "$WANT" >"$OUT/stamp"
 say "done: $OUT/vmlinux, $OUT/initrd.cpio.gz ($(du -h "$OUT/initrd.cpio.gz" | cut -f1))"

@@ -66,6 +66,12 @@ class SiwDeviationTest {
         return s;
     }
 
+    /** An MPA Rev 2 Request with S=1, IRD = ORD = 1, no CRC, {@code privateData} zero octets after the enhanced 4. */
+    private static MpaStartupFrame request(boolean markers, int privateData) {
+        return new MpaStartupFrame(false, markers, false, false, 2,
+                new MpaStartupFrame.Enhanced(false, false, 1, false, false, 1), new byte[privateData]);
+    }
+
     /** Everything the peer sends until it closes (or 30 s pass). */
     private static byte[] readAll(Socket s) throws IOException {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
@@ -86,8 +92,7 @@ class SiwDeviationTest {
     void markersAreRefusedWithAReject() throws Exception {
         SiwVm.Pending server = vm.rpingServer(64, 1, true);
         try (Socket s = connect()) {
-            s.getOutputStream().write(new MpaStartupFrame(false, true, false, false, 2,
-                    new MpaStartupFrame.Enhanced(false, false, 1, false, false, 1), new byte[0]).encode());
+            s.getOutputStream().write(request(true, 0).encode());
             byte[] got = readAll(s);
             MpaStartupFrame reply = MpaStartupFrame.decode(ByteBuffer.wrap(got), true, true);
             assertNotNull(reply);
@@ -103,13 +108,11 @@ class SiwDeviationTest {
     void privateDataAbove256ClosesWithoutReply() throws Exception {
         SiwVm.Pending server = vm.rpingServer(64, 1, true);
         try (Socket s = connect()) {
-            s.getOutputStream().write(new MpaStartupFrame(false, false, false, false, 2,
-                    new MpaStartupFrame.Enhanced(false, false, 1, false, false, 1), new byte[253]).encode());
+            s.getOutputStream().write(request(false, 253).encode());
             assertEquals(0, readAll(s).length, "siw answers PD_Length 257 with a close, no Reply");
         }
         try (Socket s = connect()) {   // 256 in all is still accepted: the limit is exactly there
-            s.getOutputStream().write(new MpaStartupFrame(false, false, false, false, 2,
-                    new MpaStartupFrame.Enhanced(false, false, 1, false, false, 1), new byte[252]).encode());
+            s.getOutputStream().write(request(false, 252).encode());
             s.setSoTimeout(10_000);
             byte[] buf = new byte[64];
             int n = s.getInputStream().read(buf);
@@ -128,9 +131,7 @@ class SiwDeviationTest {
         SiwVm.Pending server = vm.rpingServer(64, 1, true);
         byte[] term;
         try (Socket s = connect()) {
-            MpaStartupFrame req = new MpaStartupFrame(false, false, false, false, 2,
-                    new MpaStartupFrame.Enhanced(false, false, 1, false, false, 1), new byte[0]);
-            s.getOutputStream().write(req.encode());
+            s.getOutputStream().write(request(false, 0).encode());
             byte[] hdr = s.getInputStream().readNBytes(24);
             MpaStartupFrame reply = MpaStartupFrame.decode(ByteBuffer.wrap(hdr), true, false);
             assertNotNull(reply);
