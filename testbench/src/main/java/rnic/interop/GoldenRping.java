@@ -71,8 +71,17 @@ public final class GoldenRping {
      * @param validate rping's -V
      * @param crc      ask for MPA CRC (C=1)
      * @param timeoutSeconds socket read timeout
+     * @param firstFpduDelayMillis a client's pause between the MPA Reply and its first FPDU (RFC 5044 allows 0; Linux
+     *                 siw sometimes completes a receive twice for an FPDU that arrives right behind its Reply, see
+     *                 testbench/interop/siw/README.md)
      */
-    public record Options(int size, int count, boolean validate, boolean crc, double timeoutSeconds) {
+    public record Options(int size, int count, boolean validate, boolean crc, double timeoutSeconds,
+            int firstFpduDelayMillis) {
+        /** Options with no pause before the first FPDU. */
+        public Options(int size, int count, boolean validate, boolean crc, double timeoutSeconds) {
+            this(size, count, validate, crc, timeoutSeconds, 0);
+        }
+
         public Options {
             if (size < 27 || size > 65536) {
                 throw new IllegalArgumentException("rping sizes are 27 … 65536, got " + size);
@@ -259,6 +268,14 @@ public final class GoldenRping {
     }
 
     private int clientLoop() throws IOException {
+        if (opt.firstFpduDelayMillis > 0) {
+            try {
+                Thread.sleep(opt.firstFpduDelayMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted", e);
+            }
+        }
         for (int ping = 0; ping < opt.count; ping++) {
             byte[] src = pattern(ping, opt.size);
             mem.write(START_ADDR, src);

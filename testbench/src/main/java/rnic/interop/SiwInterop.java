@@ -77,6 +77,9 @@ public final class SiwInterop {
         }
     }
 
+    /** The golden client's pause between siw's MPA Reply and its first FPDU (the workaround of README item 6). */
+    public static final int FIRST_FPDU_DELAY_MS = 200;
+
     private SiwInterop() {
     }
 
@@ -86,7 +89,9 @@ public final class SiwInterop {
      */
     public static Run run(SiwVm vm, Role role, int size, int count, Path pcap) throws IOException {
         boolean crc = vm.crcRequired();
-        GoldenRping.Options opt = new GoldenRping.Options(size, count, true, crc, 120);
+        // 200 ms between siw's MPA Reply and the golden client's first FPDU: without it siw sometimes completes the
+        // rping server's receive twice for that one Send and rping stalls (README.md here, item 6).
+        GoldenRping.Options opt = new GoldenRping.Options(size, count, true, crc, 120, FIRST_FPDU_DELAY_MS);
         long t0 = System.nanoTime();
         GoldenRping.Outcome golden;
         SiwVm.Result siw;
@@ -116,12 +121,20 @@ public final class SiwInterop {
             serverEnd = TcpEndpoint.of("02:00:00:00:00:02", SiwVm.HOST_ALIAS, SiwVm.GUEST_PORT);
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
+        Run r = new Run(role, size, golden.crcInUse(), Math.min(golden.iterations(), Math.max(0, siw.pings())), golden,
+                siw, seconds);
+        if (pcap == null && !r.passed(count)) {
+            // A failed run keeps its evidence: the wire as the golden side saw it.
+            pcap = SiwVm.repoRoot().resolve(String.format("build/interop/failed/siw-%s-%d-crc%s-%d.pcap",
+                    role == Role.GOLDEN_CLIENT_SIW_SERVER ? "server" : "client", size, crc ? "on" : "off",
+                    System.currentTimeMillis()));
+            System.err.println("failed run: capture in " + pcap);
+        }
         if (pcap != null) {
             Files.createDirectories(pcap.toAbsolutePath().getParent());
             GoldenRping.writePcap(golden, pcap, clientEnd, serverEnd);
         }
-        return new Run(role, size, golden.crcInUse(), Math.min(golden.iterations(), Math.max(0, siw.pings())), golden,
-                siw, seconds);
+        return r;
     }
 
     /** rping's end; if it never comes, a failed result that keeps what the golden side saw. */

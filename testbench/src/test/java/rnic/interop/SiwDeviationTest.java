@@ -54,7 +54,7 @@ class SiwDeviationTest {
     /** Lets the waiting rping -s finish with one good golden iteration, so the VM's console is free again. */
     private static void finish(SiwVm.Pending server) throws IOException {
         GoldenRping.Outcome o = GoldenRping.client(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                vm.serverPort()), new GoldenRping.Options(64, 1, true, false, 60));
+                vm.serverPort()), new GoldenRping.Options(64, 1, true, false, 60, SiwInterop.FIRST_FPDU_DELAY_MS));
         assertTrue(o.ok(1), "the follow-up golden run failed: " + o.error());
         server.await(SiwVm.RPING_TIMEOUT + 30);
     }

@@ -89,7 +89,7 @@ class SiwInteropTest {
     @Test
     void patternMatchesRpingsFormat() {
         byte[] p = GoldenRping.pattern(0, 32);
-        assertArrayEquals("rdma-ping-0: ABCDEFGHIJKLMNOPQ\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII), p);
+        assertArrayEquals("rdma-ping-0: ABCDEFGHIJKLMNOPQR\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII), p);
         byte[] q = GoldenRping.pattern(57, 20);   // start letter 'z', then wraps to 'A'
         assertEquals('z', q[15]);
         assertEquals('A', q[16]);
