@@ -90,9 +90,10 @@ class SiwInteropTest {
     void patternMatchesRpingsFormat() {
         byte[] p = GoldenRping.pattern(0, 32);
         assertArrayEquals("rdma-ping-0: ABCDEFGHIJKLMNOPQR\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII), p);
-        byte[] q = GoldenRping.pattern(57, 20);   // start letter 'z', then wraps to 'A'
-        assertEquals('z', q[15]);
-        assertEquals('A', q[16]);
+        byte[] q = GoldenRping.pattern(57, 20);   // "rdma-ping-57: " (14 octets), start letter 'z', then wraps to 'A'
+        assertEquals('z', q[14]);
+        assertEquals('A', q[15]);
+        assertEquals(0, q[19]);
     }
 
     /**
