@@ -41,7 +41,13 @@ if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
 fi
 
 # The kernel ABI: whatever linux-image-amd64 points at in the registry today, pinned per build by the stamp.
-ABI_PKG="$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1)"
+abi() { apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1; }
+ABI_PKG="$(abi)"
+if [ -z "$ABI_PKG" ] && [ "$(id -u)" = 0 ]; then   # a fresh CI image often has no package lists yet
+  say "apt-get update (no package lists)"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >>"$LOG" 2>&1 || true
+  ABI_PKG="$(abi)"
+fi
 [ -n "$ABI_PKG" ] || die "apt-cache knows no linux-image-amd64 (run apt-get update; this needs Debian 12 package lists)"
 KVER="${ABI_PKG#linux-image-}"                       # e.g. 6.1.0-56-amd64
 KCOMMON="linux-headers-${KVER%-amd64}-common"        # e.g. linux-headers-6.1.0-56-common
