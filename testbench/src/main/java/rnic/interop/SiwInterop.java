@@ -184,7 +184,6 @@ public final class SiwInterop {
             default -> throw new IllegalArgumentException("--crc off|on|both, not " + crcMode);
         };
         boolean allPassed = true;
-        List<String> rows = new ArrayList<>();
         System.out.println(header());
         for (boolean crc : crcs) {
             try (SiwVm vm = SiwVm.start(crc)) {
@@ -195,9 +194,7 @@ public final class SiwInterop {
                                 role == Role.GOLDEN_CLIENT_SIW_SERVER ? "server" : "client", size, crc ? "on" : "off"));
                         Run r = run(vm, role, size, count, pcap);
                         allPassed &= r.passed(count);
-                        String row = row(r, count);
-                        rows.add(row);
-                        System.out.println(row);
+                        System.out.println(row(r, count));
                     }
                 }
             }
