@@ -79,8 +79,38 @@ final class ByteStream implements TcpConnection {
     }
 
     @Override
-    public void handOver() {
+    public void handOver(int slot) {
         handedOver = true;
+    }
+
+    @Override
+    public java.net.InetSocketAddress localAddress() {
+        return new java.net.InetSocketAddress("10.0.0.1", 40000);
+    }
+
+    @Override
+    public java.net.InetSocketAddress remoteAddress() {
+        return new java.net.InetSocketAddress("10.0.0.2", 4791);
+    }
+
+    @Override
+    public boolean established() {
+        return true;
+    }
+
+    @Override
+    public boolean refused() {
+        return false;
+    }
+
+    @Override
+    public boolean peerFinished() {
+        return peerClosed;
+    }
+
+    @Override
+    public void abort() {
+        closed = true;
     }
 
     @Override
