@@ -30,6 +30,9 @@ import rnic.verbs.QueuePair;
  * <p>Not thread-safe: one thread per device, like the transport.
  */
 public final class ConnectionManager {
+    /** How long {@link #connectWhenListening} waits between refused attempts. */
+    static final Duration RETRY_PAUSE = Duration.ofNanos(2_000);
+
     private final Transport transport;
     private final List<Listener> listeners = new ArrayList<>();
     private final List<Connection> connecting = new ArrayList<>();
@@ -119,6 +122,36 @@ public final class ConnectionManager {
      */
     public Connection connect(InetSocketAddress remote, QueuePair qp, ConnectParams params) {
         return connect(remote, new QpEndpoint(qp), params);
+    }
+
+    /**
+     * {@link #connect}, trying again while the TCP open is refused, for up to {@code patience} of device time: for a
+     * peer that is still starting its listener (hosts started together). Other failures are not retried.
+     *
+     * @throws ConnectionRefusedException when the peer still refuses after {@code patience}
+     */
+    public Connection connectWhenListening(InetSocketAddress remote, QueuePair qp, ConnectParams params,
+            Duration patience) {
+        return connectWhenListening(remote, new QpEndpoint(qp), params, patience);
+    }
+
+    Connection connectWhenListening(InetSocketAddress remote, Endpoint endpoint, ConnectParams params,
+            Duration patience) {
+        long start = nanoTime();
+        while (true) {
+            try {
+                return connect(remote, endpoint, params);
+            } catch (ConnectionRefusedException e) {
+                if (nanoTime() - start > patience.toNanos()) {
+                    throw e;
+                }
+                long pause = nanoTime();
+                while (nanoTime() - pause < RETRY_PAUSE.toNanos()) {
+                    progress();
+                    advance();
+                }
+            }
+        }
     }
 
     Connection connect(InetSocketAddress remote, Endpoint endpoint, ConnectParams params) {

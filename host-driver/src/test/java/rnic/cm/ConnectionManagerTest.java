@@ -247,6 +247,33 @@ class ConnectionManagerTest {
         assertEquals(QpState.INIT, qpA.state);
     }
 
+    /** connectWhenListening tries again while refused, and connects once the peer listens; gives up after patience. */
+    @Test
+    void connectWhenListeningWaitsForTheListener() {
+        InetSocketAddress late = new InetSocketAddress("10.0.0.2", 4999);
+        long t0 = net.now();
+        assertThrows(ConnectionRefusedException.class,
+                () -> cmA.connectWhenListening(late, qpA, params(), us(20)));
+        assertTrue(net.now() - t0 >= 20_000, "kept trying for the patience");
+        assertTrue(hostA.opened.size() > 2, "several attempts: " + hostA.opened.size());
+        List<Connection> accepted = new java.util.ArrayList<>();
+        CmEventChannel chB = cmB.createEventChannel();
+        long listenAt = net.now() + 30_000;
+        net.onAdvance(() -> {
+            if (net.now() == listenAt) {
+                cmB.listen(late, chB);
+            }
+            CmEvent e = chB.poll();
+            if (e instanceof CmEvent.ConnectRequest r) {
+                accepted.add(r.request().accept(qpB, params()));
+            }
+        });
+        Connection c = cmA.connectWhenListening(late, qpA, params(), us(100));
+        assertEquals(Connection.State.ESTABLISHED, c.state());
+        assertTrue(net.now() >= listenAt);
+        assertEquals(1, accepted.size());
+    }
+
     /**
      * MPA-38, MPA-39: timeouts are Durations of device time: a Responder that never answers makes the Initiator give
      * up after the timeout and close TCP; a connection that never sends its Request is dropped by the listener.

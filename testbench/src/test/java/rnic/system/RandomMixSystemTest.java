@@ -22,7 +22,6 @@ import rnic.verbs.Access;
 import rnic.verbs.Completion;
 import rnic.verbs.CompletionQueue;
 import rnic.verbs.CompletionStatus;
-import rnic.verbs.ConnectParams;
 import rnic.verbs.Device;
 import rnic.verbs.DmaBuffer;
 import rnic.verbs.MemoryRegion;
@@ -113,6 +112,8 @@ class RandomMixSystemTest {
             // 16 4-KB slots per QP, used in turn
             DmaBuffer local = dev.allocate(LOCAL_SLOTS * 4096);
             MemoryRegion mrLocal = pd.registerMemory(local, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            ConnectionManager cm = new ConnectionManager(dev);
+            Listener listener = initiator ? null : cm.listen(SystemRig.B_LISTENS);
             for (int q = 0; q < QPS; q++) {
                 qps[q] = pd.createQueuePair(new QueuePair.Config(scq, rcq, 16, 16, 0, q));
                 target[q] = dev.allocate(TARGET);
@@ -134,8 +135,10 @@ class RandomMixSystemTest {
                 for (MemoryRegion mr : new MemoryRegion[] {t1, s1, c1}) {
                     pdata.putInt(mr.rkey()).putLong(mr.address());
                 }
-                ConnectParams p = ConnectParams.defaults().withTimeoutCycles(TIMEOUT).withPrivateData(pdata.array());
-                var c = initiator ? qps[q].connect(p) : qps[q].accept(p);
+                ConnectParams p = ConnectParams.defaults().withTimeout(java.time.Duration.ofNanos(TIMEOUT * 4))
+                        .withPrivateData(pdata.array()); // TIMEOUT cycles at 250 MHz
+                var c = initiator ? SystemRig.connect(cm, SystemRig.B_LISTENS, qps[q], p)
+                        : listener.accept(qps[q], p, java.time.Duration.ofNanos(TIMEOUT * 40));
                 ByteBuffer r = ByteBuffer.wrap(c.peerPrivateData());
                 remote[q] = new RemoteBuffer[] {new RemoteBuffer(r.getInt(), r.getLong()),
                         new RemoteBuffer(r.getInt(), r.getLong()), new RemoteBuffer(r.getInt(), r.getLong())};
