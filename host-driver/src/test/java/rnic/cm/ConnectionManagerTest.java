@@ -73,27 +73,7 @@ class ConnectionManagerTest {
 
     /** A peer that is not this driver: reads the Request octets and answers with {@code reply} as given. */
     void rawResponder(byte[] reply) {
-        TestNetwork.Socket s = (TestNetwork.Socket) hostB.listen(B_PORT);
-        TestNetwork.End[] conn = new TestNetwork.End[1];
-        byte[] buf = new byte[600];
-        int[] have = {0};
-        net.onAdvance(() -> {
-            if (conn[0] == null) {
-                conn[0] = (TestNetwork.End) s.accept();
-                return;
-            }
-            if (have[0] >= 0) {
-                have[0] += conn[0].receive(buf, have[0], buf.length - have[0]);
-                if (have[0] >= 20 && have[0] >= 20 + ((buf[18] & 0xFF) << 8 | buf[19] & 0xFF)) {
-                    conn[0].send(reply);
-                    have[0] = -1;
-                }
-            }
-        });
-    }
-
-    static MpaStartupFrame sentFrame(TestNetwork.End end, boolean reply) throws Exception {
-        return MpaStartupFrame.decode(ByteBuffer.wrap(end.sentOctets()), reply, false);
+        net.onAdvance(answerOnce((TestNetwork.Socket) hostB.listen(B_PORT), reply));
     }
 
     /**
