@@ -1,6 +1,7 @@
 package rnic.driver;
 
 import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
 import java.util.Arrays;
 import rnic.transport.TcpConnection;
 
@@ -79,18 +80,33 @@ final class ByteStream implements TcpConnection {
     }
 
     @Override
+    public void handOver() {
+        handedOver = true;
+    }
+
+    @Override
     public void handOver(int slot) {
         handedOver = true;
     }
 
     @Override
-    public java.net.InetSocketAddress localAddress() {
-        return new java.net.InetSocketAddress("10.0.0.1", 40000);
+    public boolean closed() {
+        return peerClosed;
     }
 
     @Override
-    public java.net.InetSocketAddress remoteAddress() {
-        return new java.net.InetSocketAddress("10.0.0.2", 4791);
+    public boolean peerFinished() {
+        return peerClosed;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return new InetSocketAddress("10.0.0.1", 49152);
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return new InetSocketAddress("10.0.0.2", 20049);
     }
 
     @Override
@@ -104,18 +120,8 @@ final class ByteStream implements TcpConnection {
     }
 
     @Override
-    public boolean peerFinished() {
-        return peerClosed;
-    }
-
-    @Override
     public void abort() {
         closed = true;
-    }
-
-    @Override
-    public boolean closed() {
-        return peerClosed;
     }
 
     @Override

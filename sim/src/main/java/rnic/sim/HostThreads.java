@@ -1,10 +1,13 @@
 package rnic.sim;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 import rnic.transport.TcpConnection;
+import rnic.transport.TcpListener;
 import rnic.transport.Transport;
 
 /**
@@ -230,7 +233,37 @@ public final class HostThreads {
 
         @Override
         public TcpConnection connection(int index) {
-            return host.device.connection(index);
+            return (TcpConnection) host.call(() -> host.device.connection(index));
+        }
+
+        @Override
+        public long clockHz() {
+            return (Long) host.call(host.device::clockHz);
+        }
+
+        @Override
+        public long nanoTime() {
+            return (Long) host.call(host.device::nanoTime);
+        }
+
+        @Override
+        public InetAddress localAddress() {
+            return (InetAddress) host.call(host.device::localAddress);
+        }
+
+        @Override
+        public TcpListener listen(InetSocketAddress local) {
+            return (TcpListener) host.call(() -> host.device.listen(local));
+        }
+
+        @Override
+        public TcpConnection connect(InetSocketAddress remote) {
+            return (TcpConnection) host.call(() -> host.device.connect(remote));
+        }
+
+        @Override
+        public int connectionSlots() {
+            return (Integer) host.call(host.device::connectionSlots);
         }
 
         @Override

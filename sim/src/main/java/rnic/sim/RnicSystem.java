@@ -98,7 +98,8 @@ public final class RnicSystem implements AutoCloseable {
             String what = String.format("simulated RnicCore %s (W=%d, %d QPs, TCP %s) in %s", name, dataWidth, qps,
                     b.perQp.isEmpty() ? b.tcp : "per QP", tb.dut().definitionName());
             transports[s] = new SimTransport(tb, name, apb, memories[s],
-                    new DmaAllocator(b.memoryBase, b.memorySize), ends, b.advanceCycles, what);
+                    new DmaAllocator(b.memoryBase, b.memorySize), ends, b.advanceCycles, what, b.clockHz,
+                    address(s));
         }
         // Reset with every agent attached, so the cores' inputs are driven (idle) from the first cycle; the transmit
         // monitors watch only after it (during reset the outputs show the registers' random initial values).
@@ -106,6 +107,15 @@ public final class RnicSystem implements AutoCloseable {
             tb.reset(b.resetCycles);
         }
         tx.forEach(TcpTxMonitor::arm);
+    }
+
+    /** RNIC a: 10.0.0.1, b: 10.0.0.2. */
+    static java.net.InetAddress address(int side) {
+        try {
+            return java.net.InetAddress.getByAddress(new byte[] {10, 0, 0, (byte) (side + 1)});
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e); // four octets are always a valid address
+        }
     }
 
     private static int countQps(Ports ports, String prefix) {
@@ -239,8 +249,18 @@ public final class RnicSystem implements AutoCloseable {
         private TcpRxPacker.Policy rxBeats = TcpRxPacker.Policy.PER_SEGMENT;
         private Supplier<Pacer> rxPacer = Pacer::always;
         private Supplier<Pacer> txPacer = Pacer::always;
+        private long clockHz = 250_000_000L;
 
         private Builder() {
+        }
+
+        /** The cores' declared clock frequency in Hz (default 250 MHz): what {@code nanoTime()} converts with. */
+        public Builder clockHz(long hz) {
+            if (hz <= 0) {
+                throw new IllegalArgumentException("clock frequency must be positive, got " + hz + " Hz");
+            }
+            this.clockHz = hz;
+            return this;
         }
 
         /** Port name prefixes of the two cores (default {@code "a_"}, {@code "b_"}). */

@@ -1,8 +1,11 @@
 package rnic.sim;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.List;
 import rnic.sim.tcp.TcpEnd;
 import rnic.transport.TcpConnection;
+import rnic.transport.TcpListener;
 import rnic.transport.Transport;
 
 /**
@@ -25,6 +28,9 @@ public final class SimTransport implements Transport {
     private final DmaAllocator allocator;
     private final List<TcpEnd> connections;
     private final String description;
+    private final long clockHz;
+    private final long startCycle;
+    private InetAddress address;
     private int advanceCycles;
     private boolean closed;
 
@@ -33,9 +39,17 @@ public final class SimTransport implements Transport {
      * @param connections   connection q = the TCP end of QP q
      * @param advanceCycles cycles one {@link #advance()} steps
      * @param description   what {@link #describe()} returns
+     * @param clockHz       the core's declared clock frequency
+     * @param address       this device's IPv4 address
      */
     public SimTransport(Tb<?> tb, String name, Apb3Master apb, HostMemory memory, DmaAllocator allocator,
-            List<TcpEnd> connections, int advanceCycles, String description) {
+            List<TcpEnd> connections, int advanceCycles, String description, long clockHz, InetAddress address) {
+        if (clockHz <= 0) {
+            throw new IllegalArgumentException("clock frequency must be positive, got " + clockHz + " Hz");
+        }
+        this.clockHz = clockHz;
+        this.address = address;
+        this.startCycle = tb.cycle();
         this.tb = tb;
         this.name = name;
         this.apb = apb;
@@ -133,6 +147,44 @@ public final class SimTransport implements Transport {
 
     /** Connections (= QPs). */
     public int connectionCount() {
+        return connections.size();
+    }
+
+    @Override
+    public long clockHz() {
+        return clockHz;
+    }
+
+    /** {@inheritDoc} Cycles since this transport was built × 10<sup>9</sup> / {@link #clockHz()}, rounded down. */
+    @Override
+    public long nanoTime() {
+        return nanos(tb.cycle() - startCycle, clockHz);
+    }
+
+    /** {@code cycles} × 10<sup>9</sup> / {@code hz} without overflow (exact for {@code hz} below 9.2 GHz). */
+    static long nanos(long cycles, long hz) {
+        return cycles / hz * 1_000_000_000L + cycles % hz * 1_000_000_000L / hz;
+    }
+
+    @Override
+    public InetAddress localAddress() {
+        return address;
+    }
+
+    @Override
+    public TcpListener listen(InetSocketAddress local) {
+        open();
+        throw new UnsupportedOperationException(name + ": listen() arrives with the simulated network");
+    }
+
+    @Override
+    public TcpConnection connect(InetSocketAddress remote) {
+        open();
+        throw new UnsupportedOperationException(name + ": connect() arrives with the simulated network");
+    }
+
+    @Override
+    public int connectionSlots() {
         return connections.size();
     }
 
