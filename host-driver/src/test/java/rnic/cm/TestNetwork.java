@@ -4,7 +4,6 @@ import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -118,6 +117,11 @@ final class TestNetwork {
         @Override
         public long receiveSequence() {
             return peer.isn + read;
+        }
+
+        @Override
+        public void handOver() {
+            throw new UnsupportedOperationException("legacy hand-over: connections here use handOver(slot)");
         }
 
         @Override
@@ -263,11 +267,6 @@ final class TestNetwork {
         @Override
         public int connectionSlots() {
             return 4;
-        }
-
-        @Override
-        public boolean awaitInterrupt(Duration timeout) {
-            throw new UnsupportedOperationException("no device here");
         }
 
         @Override
