@@ -3,7 +3,11 @@ package rnic.sim;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.function.IntFunction;
 import rnic.sim.tcp.TcpEnd;
+import rnic.sim.tcp.TcpNetwork;
+import rnic.sim.tcp.TcpRxDriver;
+import rnic.sim.tcp.TcpTxMonitor;
 import rnic.transport.TcpConnection;
 import rnic.transport.TcpListener;
 import rnic.transport.Transport;
@@ -12,8 +16,19 @@ import rnic.transport.Transport;
  * The host driver's way into one simulated RnicCore ({@link Transport}): registers through the core's APB3 port
  * ({@link Apb3Master}, stepping the simulation until {@code PREADY}), host memory as a {@link HostMemory} the core
  * reaches through its AXI4 port ({@link Axi4MemorySlave}) with a {@link DmaAllocator} for the driver's rings and
- * buffers, and the TCP connections of the core's QPs ({@link TcpEnd}s of {@link rnic.sim.tcp.TcpChannel}s). Built by
+ * buffers, and TCP: this device is a host of the simulated {@link TcpNetwork} at {@link #localAddress()}, so
+ * {@link #listen} and {@link #connect} open connections ({@link TcpEnd}s of {@link rnic.sim.tcp.TcpChannel}s), and
+ * {@link TcpEnd#handOver(int)} binds one to a connection slot of the core: the {@link TcpRxDriver} on its
+ * {@code tcpRx_<slot>} port and the {@link TcpTxMonitor} on its {@code tcpTx_<slot>} port. Built by
  * {@link RnicSystem}.
+ *
+ * <p><b>Slots.</b> A slot takes a connection when it has none or its connection is closed (closed or aborted by this
+ * host, or ended by the peer: {@link TcpEnd#slotReleasable()}); otherwise the hand-over is refused with an
+ * IllegalStateException and nothing changes. An unbound slot is idle: its tcpRx drives nothing and its tcpTx keeps
+ * {@code ready} low, so a segment the core sends there waits in the core.
+ *
+ * <p><b>Legacy.</b> {@link #connection(int)} returns the fixed channel of QP q (a's slot q to b's slot q, created on
+ * first use) until every user has moved to listen/connect.
  *
  * <p>Everything runs on the simulation thread: a register access or {@link #advance()} steps the clock, and every
  * agent (memory, TCP channels, the other RNIC) runs along. Host-side memory accesses ({@link #write}, {@link #read})
@@ -26,36 +41,47 @@ public final class SimTransport implements Transport {
     private final Apb3Master apb;
     private final HostMemory memory;
     private final DmaAllocator allocator;
-    private final List<TcpEnd> connections;
+    private final List<TcpRxDriver> rx;
+    private final List<TcpTxMonitor> tx;
+    private final TcpNetwork.Host host;
+    private final IntFunction<TcpEnd> fixed;
     private final String description;
     private final long clockHz;
     private final long startCycle;
-    private InetAddress address;
     private int advanceCycles;
     private boolean closed;
 
     /**
      * @param name          e.g. "a"
-     * @param connections   connection q = the TCP end of QP q
+     * @param rx            slot s = the agent on {@code tcpRx_<s>}
+     * @param tx            slot s = the agent on {@code tcpTx_<s>}
+     * @param host          this device in the network (its slots are set to this transport's)
+     * @param fixed         the legacy fixed connection of QP q (created on first use)
      * @param advanceCycles cycles one {@link #advance()} steps
      * @param description   what {@link #describe()} returns
      * @param clockHz       the core's declared clock frequency
-     * @param address       this device's IPv4 address
      */
     public SimTransport(Tb<?> tb, String name, Apb3Master apb, HostMemory memory, DmaAllocator allocator,
-            List<TcpEnd> connections, int advanceCycles, String description, long clockHz, InetAddress address) {
+            List<TcpRxDriver> rx, List<TcpTxMonitor> tx, TcpNetwork.Host host, IntFunction<TcpEnd> fixed,
+            int advanceCycles, String description, long clockHz) {
         if (clockHz <= 0) {
             throw new IllegalArgumentException("clock frequency must be positive, got " + clockHz + " Hz");
         }
+        if (rx.size() != tx.size()) {
+            throw new IllegalArgumentException(rx.size() + " tcpRx agents but " + tx.size() + " tcpTx agents");
+        }
         this.clockHz = clockHz;
-        this.address = address;
         this.startCycle = tb.cycle();
         this.tb = tb;
         this.name = name;
         this.apb = apb;
         this.memory = memory;
         this.allocator = allocator;
-        this.connections = List.copyOf(connections);
+        this.rx = List.copyOf(rx);
+        this.tx = List.copyOf(tx);
+        this.host = host;
+        this.fixed = fixed;
+        host.slots(this::bind);
         this.description = description;
         withAdvanceCycles(advanceCycles);
     }
@@ -138,16 +164,37 @@ public final class SimTransport implements Transport {
     @Override
     public TcpConnection connection(int index) {
         open();
-        if (index < 0 || index >= connections.size()) {
+        if (index < 0 || index >= rx.size()) {
             throw new IllegalArgumentException(name + ": no connection " + index + "; the core has "
-                    + connections.size() + " (one per QP, 0 … " + (connections.size() - 1) + ")");
+                    + rx.size() + " (one per QP, 0 … " + (rx.size() - 1) + ")");
         }
-        return connections.get(index);
+        return fixed.apply(index);
     }
 
-    /** Connections (= QPs). */
+    /** Connections (= QPs = slots). */
     public int connectionCount() {
-        return connections.size();
+        return rx.size();
+    }
+
+    /** Binds {@code end} to slot {@code slot} (the {@link TcpEnd.SlotBinder} of this device's ends). */
+    private void bind(TcpEnd end, int slot) {
+        open();
+        if (slot < 0 || slot >= rx.size()) {
+            throw new IllegalArgumentException(name + ": no connection slot " + slot + "; the core has " + rx.size()
+                    + " (0 … " + (rx.size() - 1) + ")");
+        }
+        TcpEnd current = rx.get(slot).end();
+        if (current != null && current != end && !current.slotReleasable()) {
+            throw new IllegalStateException(name + ": connection slot " + slot + " still carries " + current.name()
+                    + " (" + current.localAddress() + " ↔ " + current.remoteAddress() + "), which is not closed");
+        }
+        rx.get(slot).bind(end);
+        tx.get(slot).bind(end);
+    }
+
+    /** The end bound to slot {@code slot}, or {@code null}. */
+    public TcpEnd slot(int slot) {
+        return rx.get(slot).end();
     }
 
     @Override
@@ -168,24 +215,24 @@ public final class SimTransport implements Transport {
 
     @Override
     public InetAddress localAddress() {
-        return address;
+        return host.address();
     }
 
     @Override
     public TcpListener listen(InetSocketAddress local) {
         open();
-        throw new UnsupportedOperationException(name + ": listen() arrives with the simulated network");
+        return host.listen(local);
     }
 
     @Override
     public TcpConnection connect(InetSocketAddress remote) {
         open();
-        throw new UnsupportedOperationException(name + ": connect() arrives with the simulated network");
+        return host.connect(remote);
     }
 
     @Override
     public int connectionSlots() {
-        return connections.size();
+        return rx.size();
     }
 
     @Override
