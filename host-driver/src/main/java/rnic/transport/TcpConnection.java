@@ -26,13 +26,6 @@ public interface TcpConnection {
     long receiveSequence();
 
     /**
-     * Legacy hand-over of a connection from {@link Transport#connection(int)}: to the slot of that index. Removed
-     * together with {@code connection(int)}; connections from {@code connect}/{@code accept} use
-     * {@link #handOver(int)} and refuse this one.
-     */
-    void handOver();
-
-    /**
      * Hands both directions to the core's connection slot {@code slot} (0 … {@link Transport#connectionSlots()} - 1)
      * at the exact octet (MPA-26); after this, {@link #send} and {@link #receive} are refused. The slot must be free:
      * never used, or its previous connection closed. Only once per connection, and only when {@link #established()}.

@@ -50,12 +50,6 @@ public interface Transport extends AutoCloseable {
     /** Device time in nanoseconds since the transport was opened (simulation: cycles() * 1e9 / clockHz()). */
     long nanoTime();
 
-    /**
-     * Legacy fixed connections: the TCP connection of connection index {@code index} (== the QP number it carries),
-     * paired with the same index of the peer. Removed once every user has moved to {@link #listen}/{@link #connect}.
-     */
-    TcpConnection connection(int index);
-
     /** The address this device's TCP endpoints use (simulation: RNIC a 10.0.0.1, b 10.0.0.2). */
     InetAddress localAddress();
 

@@ -120,11 +120,6 @@ final class TestNetwork {
         }
 
         @Override
-        public void handOver() {
-            throw new UnsupportedOperationException("legacy hand-over: connections here use handOver(slot)");
-        }
-
-        @Override
         public void handOver(int slot) {
             usable("hand-over");
             handedOverTo = slot;
@@ -272,11 +267,6 @@ final class TestNetwork {
         @Override
         public String describe() {
             return "test host " + address.getHostAddress();
-        }
-
-        @Override
-        public TcpConnection connection(int index) {
-            throw new UnsupportedOperationException("no fixed connections here");
         }
 
         @Override

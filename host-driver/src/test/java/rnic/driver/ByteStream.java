@@ -80,11 +80,6 @@ final class ByteStream implements TcpConnection {
     }
 
     @Override
-    public void handOver() {
-        handedOver = true;
-    }
-
-    @Override
     public void handOver(int slot) {
         handedOver = true;
     }

@@ -232,11 +232,6 @@ public final class HostThreads {
         }
 
         @Override
-        public TcpConnection connection(int index) {
-            return (TcpConnection) host.call(() -> host.device.connection(index));
-        }
-
-        @Override
         public long clockHz() {
             return (Long) host.call(host.device::clockHz);
         }

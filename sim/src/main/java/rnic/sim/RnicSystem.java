@@ -30,7 +30,8 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * optionally everything goes into one capture with the real addresses and ports. Returns a {@link SimTransport} per
  * core.
  *
- * <p>Legacy fixed channels: {@code connection(q)} of either transport creates (once) the channel from a's slot q
+ * <p>Fixed channels for channel-level tests (not part of the driver's SPI): {@code SimTransport.connection(q)} of
+ * either transport creates (once) the channel from a's slot q
  * (10.0.0.1:49152+q, the client) to b's slot q (10.0.0.2:20049) with the options of {@link Builder#tcp(int,
  * TcpOptions)}; its {@code handOver()} binds slot q.
  *
@@ -47,7 +48,8 @@ import spinal.lib.bus.amba4.axi.Axi4;
  *             .capture(Path.of("build/demo.pcap"))
  *             .build(tb)) {
  *         // hand sys.a() and sys.b() (rnic.transport.Transport) to the host driver, one per RNIC;
- *         // connection(q) of each is QP q's TCP stream for the MPA Request/Reply, then handOver()
+ *         // the driver's rnic.cm listens on b (10.0.0.2:port) and connects from a; the stream of each
+ *         // connection is handed to the slot of the queue pair bound to it
  *         ...
  *         System.out.println(sys.report());
  *     }

@@ -27,8 +27,8 @@ import rnic.transport.Transport;
  * IllegalStateException and nothing changes. An unbound slot is idle: its tcpRx drives nothing and its tcpTx keeps
  * {@code ready} low, so a segment the core sends there waits in the core.
  *
- * <p><b>Legacy.</b> {@link #connection(int)} returns the fixed channel of QP q (a's slot q to b's slot q, created on
- * first use) until every user has moved to listen/connect.
+ * <p><b>Channel-level tests.</b> {@link #connection(int)} (not part of the driver's SPI, which has only
+ * listen/connect) returns the fixed channel of QP q (a's slot q to b's slot q, created on first use).
  *
  * <p>Everything runs on the simulation thread: a register access or {@link #advance()} steps the clock, and every
  * agent (memory, TCP channels, the other RNIC) runs along. Host-side memory accesses ({@link #write}, {@link #read})
@@ -161,8 +161,11 @@ public final class SimTransport implements Transport {
         return tb.cycle();
     }
 
-    @Override
-    public TcpConnection connection(int index) {
+    /**
+     * The fixed channel of QP {@code index} (a's slot q to b's slot q; its {@code handOver()} binds that slot): for
+     * channel-level tests of the simulation only; drivers use {@link #listen}/{@link #connect}.
+     */
+    public TcpEnd connection(int index) {
         open();
         if (index < 0 || index >= rx.size()) {
             throw new IllegalArgumentException(name + ": no connection " + index + "; the core has "

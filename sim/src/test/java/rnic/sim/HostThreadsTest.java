@@ -81,11 +81,6 @@ class HostThreadsTest {
         }
 
         @Override
-        public TcpConnection connection(int index) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
         public long clockHz() {
             onOwner();
             return 250_000_000L;

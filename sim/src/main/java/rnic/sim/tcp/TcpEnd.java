@@ -113,11 +113,11 @@ public final class TcpEnd implements TcpConnection {
     }
 
     /**
-     * {@inheritDoc} A pure channel's end (no {@link SlotBinder}) just switches to the core side; an end of a fixed
-     * per-QP channel ({@code Transport.connection(q)}) hands over to slot q; an end from {@code connect}/{@code accept}
-     * refuses (it has no fixed slot).
+     * Hands both directions to the core side at the exact octet (MPA-26). A pure channel's end (no
+     * {@link SlotBinder}) just switches to the core side; an end of a fixed per-QP channel
+     * ({@code SimTransport.connection(q)}) hands over to slot q; an end from {@code connect}/{@code accept} refuses
+     * (it has no fixed slot: use {@link #handOver(int)}).
      */
-    @Override
     public void handOver() {
         if (binder == null) {
             requireCanHandOver();

@@ -121,7 +121,7 @@ public final class TcpNetwork implements Agent {
 
     /**
      * A channel that starts now between {@code client} and {@code server} (no listener, no handshake delay): the
-     * fixed per-QP channels of the legacy {@code Transport.connection(q)}.
+     * fixed per-QP channels of the {@code SimTransport.connection(q)} (channel-level tests).
      */
     public TcpChannel fixedChannel(String name, TcpOptions options, Host client, int clientPort, Host server,
             int serverPort) {
