@@ -303,17 +303,25 @@ class TcpNetworkTest {
         n.net.closeAll();
     }
 
+    /** b listens, a opens two connections: {client 1, server 1, client 2, server 2}, established. */
+    static TcpConnection[] twoConnections(Net n) {
+        TcpListener l = n.b.listen(new InetSocketAddress(B, PORT));
+        TcpConnection c1 = n.a.connect(new InetSocketAddress(B, PORT));
+        TcpConnection c2 = n.a.connect(new InetSocketAddress(B, PORT));
+        n.run(() -> c1.established() && c2.established(), 100, "established");
+        return new TcpConnection[] {c1, l.accept(), c2, l.accept()};
+    }
+
     /** A slot is refused while its connection is open; after close it takes a new one, whose octets alone arrive. */
     @ParameterizedTest
     @EnumSource(TcpChannel.Mode.class)
     void rebindASlotAfterClose(TcpChannel.Mode mode) {
         Net n = new Net(21, TcpOptions.defaults().withMode(mode).withPollInterval(2));
-        TcpListener l = n.b.listen(new InetSocketAddress(B, PORT));
-        TcpConnection c1 = n.a.connect(new InetSocketAddress(B, PORT));
-        TcpConnection c2 = n.a.connect(new InetSocketAddress(B, PORT));
-        n.run(() -> c1.established() && c2.established(), 100, "established");
-        TcpConnection s1 = l.accept();
-        TcpConnection s2 = l.accept();
+        TcpConnection[] c = twoConnections(n);
+        TcpConnection c1 = c[0];
+        TcpConnection s1 = c[1];
+        TcpConnection c2 = c[2];
+        TcpConnection s2 = c[3];
         c1.handOver(1);
         s1.handOver(3);
         IllegalStateException busy = assertThrows(IllegalStateException.class, () -> c2.handOver(1));
@@ -355,12 +363,11 @@ class TcpNetworkTest {
     @EnumSource(TcpChannel.Mode.class)
     void finVersusRst(TcpChannel.Mode mode) {
         Net n = new Net(31, TcpOptions.defaults().withMode(mode).withPollInterval(2));
-        TcpListener l = n.b.listen(new InetSocketAddress(B, PORT));
-        TcpConnection fin = n.a.connect(new InetSocketAddress(B, PORT));
-        TcpConnection rst = n.a.connect(new InetSocketAddress(B, PORT));
-        n.run(() -> fin.established() && rst.established(), 100, "established");
-        TcpConnection finPeer = l.accept();
-        TcpConnection rstPeer = l.accept();
+        TcpConnection[] c = twoConnections(n);
+        TcpConnection fin = c[0];
+        TcpConnection finPeer = c[1];
+        TcpConnection rst = c[2];
+        TcpConnection rstPeer = c[3];
         fin.send(new byte[] {1, 2, 3});
         fin.close();
         assertThrows(IllegalStateException.class, () -> fin.send(new byte[1]), "send after close");
