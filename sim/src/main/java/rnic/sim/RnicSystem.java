@@ -64,8 +64,7 @@ public final class RnicSystem implements AutoCloseable {
     private final TcpNetwork network;
     private final TcpNetwork.Host[] hosts = new TcpNetwork.Host[2];
     private final TcpChannel[] fixed;
-    private final Map<Integer, TcpOptions> perQp;
-    private final TcpOptions tcp;
+    private final TcpOptions[] fixedOptions;
     private final int qps;
     private final List<TcpRxDriver> rx = new ArrayList<>();
     private final List<TcpTxMonitor> tx = new ArrayList<>();
@@ -88,12 +87,22 @@ public final class RnicSystem implements AutoCloseable {
             throw new UncheckedIOException("cannot create the capture " + b.capture, e);
         }
         this.fixed = new TcpChannel[qps];
-        this.perQp = Map.copyOf(b.perQp);
-        this.tcp = b.tcp;
+        this.fixedOptions = new TcpOptions[qps];
         this.network = tb.add(new TcpNetwork(tb.random(), pcap, b.tcp, tb.cycle()));
         b.perPort.forEach(network::optionsForPort);
         b.perConnection.forEach(network::optionsForConnection);
         network.handshakeCycles(b.handshakeCycles);
+        // The legacy fixed channels come up on first use, but their ISNs are drawn here, in the order the channels
+        // were once all created at build time, so a run draws the same random numbers as before (a seed reproduces
+        // the same segmentation and losses).
+        for (int q = 0; q < qps; q++) {
+            TcpOptions o = b.perQp.getOrDefault(q, b.tcp);
+            long client = o.clientIsn() != TcpOptions.RANDOM_ISN ? o.clientIsn()
+                    : tb.random().nextLong() & 0xFFFF_FFFFL;
+            long server = o.serverIsn() != TcpOptions.RANDOM_ISN ? o.serverIsn()
+                    : tb.random().nextLong() & 0xFFFF_FFFFL;
+            fixedOptions[q] = o.withIsn(client, server);
+        }
         for (int s = 0; s < 2; s++) {
             hosts[s] = network.host(s == 0 ? "a" : "b", address(s), "02:00:00:00:00:0" + (s + 1));
         }
@@ -141,7 +150,7 @@ public final class RnicSystem implements AutoCloseable {
     /** The legacy fixed channel of QP q (created on first use): a's slot q to b's slot q. */
     private TcpEnd fixedChannelEnd(int q, int side) {
         if (fixed[q] == null) {
-            fixed[q] = network.fixedChannel("qp" + q, perQp.getOrDefault(q, tcp), hosts[0],
+            fixed[q] = network.fixedChannel("qp" + q, fixedOptions[q], hosts[0],
                     TcpNetwork.EPHEMERAL_FIRST + q, hosts[1], LEGACY_SERVER_PORT);
             fixed[q].a().attach(hosts[0].slots(), q);
             fixed[q].b().attach(hosts[1].slots(), q);

@@ -7,6 +7,7 @@ import java.util.function.IntFunction;
 import rnic.sim.tcp.TcpEnd;
 import rnic.sim.tcp.TcpNetwork;
 import rnic.sim.tcp.TcpRxDriver;
+import rnic.sim.tcp.TcpSlots;
 import rnic.sim.tcp.TcpTxMonitor;
 import rnic.transport.TcpConnection;
 import rnic.transport.TcpListener;
@@ -22,9 +23,9 @@ import rnic.transport.Transport;
  * {@code tcpRx_<slot>} port and the {@link TcpTxMonitor} on its {@code tcpTx_<slot>} port. Built by
  * {@link RnicSystem}.
  *
- * <p><b>Slots.</b> A slot takes a connection when it has none or its connection is closed (closed or aborted by this
- * host, or ended by the peer: {@link TcpEnd#slotReleasable()}); otherwise the hand-over is refused with an
- * IllegalStateException and nothing changes. An unbound slot is idle: its tcpRx drives nothing and its tcpTx keeps
+ * <p><b>Slots</b> ({@link TcpSlots}). A slot takes a connection when it has none or its connection is closed (closed or
+ * aborted by this host, or ended by the peer); otherwise the hand-over is refused with an IllegalStateException and
+ * nothing changes. An unbound slot is idle: its tcpRx drives nothing and its tcpTx keeps
  * {@code ready} low, so a segment the core sends there waits in the core.
  *
  * <p><b>Channel-level tests.</b> {@link #connection(int)} (not part of the driver's SPI, which has only
@@ -45,6 +46,7 @@ public final class SimTransport implements Transport {
     private final List<TcpTxMonitor> tx;
     private final TcpNetwork.Host host;
     private final IntFunction<TcpEnd> fixed;
+    private final TcpSlots slots;
     private final String description;
     private final long clockHz;
     private final long startCycle;
@@ -81,7 +83,14 @@ public final class SimTransport implements Transport {
         this.tx = List.copyOf(tx);
         this.host = host;
         this.fixed = fixed;
-        host.slots(this::bind);
+        this.slots = new TcpSlots(name, rx.size(), (slot, end) -> {
+            this.rx.get(slot).bind(end);
+            this.tx.get(slot).bind(end);
+        });
+        host.slots((end, slot) -> {
+            open();
+            slots.bind(end, slot);
+        });
         this.description = description;
         withAdvanceCycles(advanceCycles);
     }
@@ -179,25 +188,9 @@ public final class SimTransport implements Transport {
         return rx.size();
     }
 
-    /** Binds {@code end} to slot {@code slot} (the {@link TcpEnd.SlotBinder} of this device's ends). */
-    private void bind(TcpEnd end, int slot) {
-        open();
-        if (slot < 0 || slot >= rx.size()) {
-            throw new IllegalArgumentException(name + ": no connection slot " + slot + "; the core has " + rx.size()
-                    + " (0 … " + (rx.size() - 1) + ")");
-        }
-        TcpEnd current = rx.get(slot).end();
-        if (current != null && current != end && !current.slotReleasable()) {
-            throw new IllegalStateException(name + ": connection slot " + slot + " still carries " + current.name()
-                    + " (" + current.localAddress() + " ↔ " + current.remoteAddress() + "), which is not closed");
-        }
-        rx.get(slot).bind(end);
-        tx.get(slot).bind(end);
-    }
-
     /** The end bound to slot {@code slot}, or {@code null}. */
     public TcpEnd slot(int slot) {
-        return rx.get(slot).end();
+        return slots.end(slot);
     }
 
     @Override

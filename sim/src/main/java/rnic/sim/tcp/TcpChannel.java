@@ -121,15 +121,16 @@ public final class TcpChannel implements Agent, AutoCloseable {
     }
 
     /**
-     * Nothing listens at the server's address: the capture shows the client's SYN at {@code synCycle} and the RST-ACK
-     * that answered it at {@code cycle}; the client end becomes {@link TcpEnd#refused()}; the channel is closed.
+     * Nothing listens at the server's address: the capture shows the client's SYN at {@code cycle} - 1 and the RST-ACK
+     * that answered it at {@code cycle} (like {@link #start}, the exchange takes 1 µs in the capture, so frames stay in
+     * time order); the client end becomes {@link TcpEnd#refused()}; the channel is closed.
      */
-    public void refuse(long synCycle, long cycle) {
+    public void refuse(long cycle) {
         if (started || closed) {
             throw new IllegalStateException(name + ": already " + (started ? "started" : "closed"));
         }
         if (capture != null) {
-            capture.refused(synCycle, cycle, clientIsn, options.mss(), options.window());
+            capture.refused(cycle - 1, cycle, clientIsn, options.mss(), options.window());
         }
         closed = true;
         a.refuse();

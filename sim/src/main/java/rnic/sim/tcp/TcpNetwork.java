@@ -53,7 +53,7 @@ public final class TcpNetwork implements Agent {
     private long cycle;
 
     /** An active open on its way: the SYN arrives at {@code due}. */
-    private record Pending(TcpChannel channel, Host from, InetSocketAddress remote, long synCycle, long due) {
+    private record Pending(TcpChannel channel, Host from, InetSocketAddress remote, long due) {
     }
 
     /**
@@ -168,7 +168,7 @@ public final class TcpNetwork implements Agent {
         Host to = hosts.get(p.remote.getAddress());
         Listener l = to == null ? null : to.listeners.get(p.remote.getPort());
         if (l == null) {
-            c.refuse(p.synCycle, cycle);
+            c.refuse(cycle);
             p.from.ports.remove(c.a().localAddress().getPort());
             return;
         }
@@ -308,7 +308,8 @@ public final class TcpNetwork implements Agent {
                     remote);
             c.a().attach(binder, -1);
             channels.add(c);
-            pending.add(new Pending(c, this, remote, cycle, cycle + handshakeCycles));
+            // established (or refused) in the handshakeCycles-th tick from now
+            pending.add(new Pending(c, this, remote, cycle + handshakeCycles - 1));
             return c.a();
         }
 

@@ -37,8 +37,8 @@ public final class TcpRxDriver implements Agent {
      * @param stream the stream port's name, e.g. {@code "a_tcpRx_0"} ({@code _valid}, {@code _ready},
      *               {@code _payload_tdata}, {@code _payload_tkeep}, {@code _payload_seq})
      */
-    public TcpRxDriver(Ports ports, String stream, TcpEnd end /* null: unbound */, TcpRxPacker.Policy policy, Pacer pacer,
-            java.util.Random rng) {
+    public TcpRxDriver(Ports ports, String stream, TcpEnd end /* null: unbound */, TcpRxPacker.Policy policy,
+            Pacer pacer, java.util.Random rng) {
         this.name = stream;
         this.end = end;
         this.pacer = pacer;
