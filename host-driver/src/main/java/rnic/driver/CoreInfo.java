@@ -44,6 +44,16 @@ public record CoreInfo(int version, int qpCount, int cqCount, int stagCount, int
                 CORE_STATUS_MEMORY_ERROR_MASK) != 0;
     }
 
+    /** CORE_LIMITS.MAX_IRD: the largest IRD a QP can have (QP_IRD is clamped to it). */
+    public static int maxIrd(Registers regs) {
+        return Registers.field(regs.read(CORE_LIMITS), CORE_LIMITS_MAX_IRD_SHIFT, CORE_LIMITS_MAX_IRD_MASK);
+    }
+
+    /** CORE_LIMITS.MAX_ORD: the largest ORD a QP can have. */
+    public static int maxOrd(Registers regs) {
+        return Registers.field(regs.read(CORE_LIMITS), CORE_LIMITS_MAX_ORD_SHIFT, CORE_LIMITS_MAX_ORD_MASK);
+    }
+
     /** The free-running cycle counter: CORE_CYCLE_LO first (it latches CORE_CYCLE_HI). */
     public static long cycles(Registers regs) {
         long lo = regs.read(CORE_CYCLE_LO) & 0xFFFF_FFFFL;

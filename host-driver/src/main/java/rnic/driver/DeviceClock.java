@@ -4,31 +4,27 @@ import java.time.Duration;
 import rnic.transport.Transport;
 
 /**
- * Device time for the driver's waits: {@link Duration}s against the device's cycle counter at a declared clock
- * frequency. Until the transport reports its own time ({@code Transport.nanoTime()} and {@code clockHz()} of the issue-12
- * SPI), the frequency is the core's declared {@value #DEFAULT_CLOCK_HZ} Hz; this is the one place to switch over.
+ * Device time for the driver's waits: {@link Duration}s against the transport's own clock
+ * ({@link Transport#nanoTime()}, {@link Transport#clockHz()}), so a timeout means the same on a simulation (cycles at
+ * its declared frequency) and on a board.
  */
 public final class DeviceClock {
-    /** The core's declared clock: 250 MHz (4 ns per cycle), the simulation's default. */
-    public static final long DEFAULT_CLOCK_HZ = 250_000_000L;
-
     private DeviceClock() {
     }
 
     /** Device time in nanoseconds since the transport started. */
     public static long nanoTime(Transport transport) {
-        return nanos(transport.cycles());
+        return transport.nanoTime();
     }
 
-    /** Nanoseconds of {@code cycles} device cycles. */
-    public static long nanos(long cycles) {
+    /** Nanoseconds of {@code cycles} device cycles at {@code clockHz}. */
+    public static long nanos(long cycles, long clockHz) {
         // Whole seconds and the rest apart, so no product overflows.
-        return cycles / DEFAULT_CLOCK_HZ * 1_000_000_000L + cycles % DEFAULT_CLOCK_HZ * 1_000_000_000L
-                / DEFAULT_CLOCK_HZ;
+        return cycles / clockHz * 1_000_000_000L + cycles % clockHz * 1_000_000_000L / clockHz;
     }
 
-    /** Device cycles in {@code d}, rounded up (at least 0). */
-    public static long cycles(Duration d) {
+    /** Device cycles in {@code d} at {@code clockHz}, rounded up (at least 0). */
+    public static long cycles(Duration d, long clockHz) {
         if (d.isNegative()) {
             return 0;
         }
@@ -38,10 +34,10 @@ public final class DeviceClock {
         } catch (ArithmeticException e) {
             return Long.MAX_VALUE;
         }
-        if (ns > Long.MAX_VALUE / DEFAULT_CLOCK_HZ) {
-            return ns / 1_000_000_000L * DEFAULT_CLOCK_HZ;
+        if (ns > Long.MAX_VALUE / clockHz) {
+            return ns / 1_000_000_000L * clockHz;
         }
-        return (ns * DEFAULT_CLOCK_HZ + 999_999_999L) / 1_000_000_000L;
+        return (ns * clockHz + 999_999_999L) / 1_000_000_000L;
     }
 
     /** Rejects a null or negative timeout with a clear message. */

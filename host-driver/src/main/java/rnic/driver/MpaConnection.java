@@ -1,6 +1,7 @@
 package rnic.driver;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.function.LongSupplier;
 import rnic.transport.TcpConnection;
 import rnic.wire.MpaErrorCode;
@@ -12,27 +13,32 @@ import rnic.wire.MpaStartupFrame;
  *
  * <p>Frames are read octet-exact: 20 octets, then PD_Length octets, never more, so every octet the peer sends after
  * its frame (its first FPDUs) is still unread when the caller hands the stream to the core, and
- * {@link TcpConnection#receiveSequence()} is then the receive direction's SeqStart (MPA-26, T-02).
+ * {@link TcpConnection#receiveSequence()} is then the receive direction's SeqStart (MPA-26, T-02). Reading is
+ * non-blocking underneath ({@link #pollFrame}), so the connection manager can run many setups at once; the blocking
+ * forms ({@link #initiate}, {@link #awaitRequest}) wait with a {@link Duration} of device time.
  *
  * <p>Failures follow §3.1: a malformed frame (wrong Key, including Request/Request or Reply/Reply startup, MPA-28,
  * MPA-38; unsupported Rev, MPA-31, MPA-52; bad PD_Length or a truncated frame, MPA-32) closes TCP with no Terminate
  * (E-M4); a Reply with R=1 leaves TCP open (MPA-35); a frame that does not arrive within the timeout, measured in
- * device cycles, closes TCP (MPA-38, MPA-39); a failed enhanced negotiation at the Initiator sends a Terminate with
+ * device time, closes TCP (MPA-38, MPA-39); a failed enhanced negotiation at the Initiator sends a Terminate with
  * Layer 2 / EType 0 / Code 5…7 as the first FPDU of its direction and closes (MPA-49, MPA-50).
  */
 public final class MpaConnection {
     private final TcpConnection tcp;
-    private final LongSupplier cycles;
+    private final LongSupplier nanoTime;
     private final Runnable advance;
+    private final byte[] buf = new byte[MpaStartupFrame.HEADER_SIZE + MpaStartupFrame.MAX_PRIVATE_DATA];
+    private int have;
+    private int need = MpaStartupFrame.HEADER_SIZE;
 
     /**
-     * @param tcp     the connection's byte stream, before {@link TcpConnection#handOver()}
-     * @param cycles  the device's cycle counter (timeouts)
-     * @param advance lets the device and the network make progress while waiting
+     * @param tcp      the connection's byte stream, before the hand-over to the core
+     * @param nanoTime device time in nanoseconds (timeouts; {@code Transport.nanoTime()})
+     * @param advance  lets the device and the network make progress while waiting
      */
-    public MpaConnection(TcpConnection tcp, LongSupplier cycles, Runnable advance) {
+    public MpaConnection(TcpConnection tcp, LongSupplier nanoTime, Runnable advance) {
         this.tcp = tcp;
-        this.cycles = cycles;
+        this.nanoTime = nanoTime;
         this.advance = advance;
     }
 
@@ -46,10 +52,24 @@ public final class MpaConnection {
      * @return the outcome; the stream is positioned right after the Reply
      * @throws MpaFailure after doing what §3.1 requires for the failure (close, Terminate, or nothing for a reject)
      */
-    public MpaNegotiation.Outcome initiate(MpaNegotiation.Offer offer, long timeoutCycles) throws MpaFailure {
+    public MpaNegotiation.Outcome initiate(MpaNegotiation.Offer offer, Duration timeout) throws MpaFailure {
+        MpaStartupFrame request = sendRequest(offer);
+        return complete(request, await(true, timeout), offer);
+    }
+
+    /** Initiator, first half: sends the Request for {@code offer} and returns it. */
+    public MpaStartupFrame sendRequest(MpaNegotiation.Offer offer) {
         MpaStartupFrame request = MpaNegotiation.request(offer);
         tcp.send(request.encode());
-        MpaStartupFrame reply = read(true, timeoutCycles);
+        return request;
+    }
+
+    /**
+     * Initiator, second half: what the Reply means. A reject (R=1) leaves TCP open (MPA-35); a failed enhanced
+     * negotiation sends the Terminate and closes (E-M5…E-M7); a Reply in the wrong format closes (MPA-51).
+     */
+    public MpaNegotiation.Outcome complete(MpaStartupFrame request, MpaStartupFrame reply,
+            MpaNegotiation.Offer offer) throws MpaFailure {
         if (reply.reject()) {
             throw new MpaFailure(MpaFailure.Kind.REJECTED, null, reply, "the Responder rejected the connection (R=1)"
                     + (reply.privateData().length > 0 ? " with " + reply.privateData().length
@@ -72,8 +92,8 @@ public final class MpaConnection {
      *
      * @throws MpaFailure TIMEOUT, TCP_CLOSED or INVALID_FRAME (TCP closed)
      */
-    public MpaStartupFrame awaitRequest(long timeoutCycles) throws MpaFailure {
-        return read(false, timeoutCycles);
+    public MpaStartupFrame awaitRequest(Duration timeout) throws MpaFailure {
+        return await(false, timeout);
     }
 
     /**
@@ -105,18 +125,21 @@ public final class MpaConnection {
         tcp.close();
     }
 
-    private MpaStartupFrame read(boolean reply, long timeoutCycles) throws MpaFailure {
+    /**
+     * Takes what has arrived of the peer's frame without waiting: the frame once complete, else null. Never reads an
+     * octet past the frame (MPA-26).
+     *
+     * @param reply whether the frame expected is a Reply (else a Request)
+     * @throws MpaFailure INVALID_FRAME (TCP closed) or TCP_CLOSED (the peer closed before its frame)
+     */
+    public MpaStartupFrame pollFrame(boolean reply) throws MpaFailure {
         String what = reply ? "MPA Reply" : "MPA Request";
-        byte[] buf = new byte[MpaStartupFrame.HEADER_SIZE + MpaStartupFrame.MAX_PRIVATE_DATA];
-        int have = 0;
-        int need = MpaStartupFrame.HEADER_SIZE;
-        long start = cycles.getAsLong();
         while (have < need) {
             int n = tcp.receive(buf, have, need - have);
             if (n > 0) {
                 have += n;
                 if (have == MpaStartupFrame.HEADER_SIZE) {
-                    decode(buf, have, reply, false); // Key, Rev, PD_Length and S checked before the private data
+                    decode(reply, false); // Key, Rev, PD_Length and S checked before the private data
                     need = MpaStartupFrame.HEADER_SIZE + ((buf[18] & 0xFF) << 8 | buf[19] & 0xFF);
                 }
                 continue;
@@ -126,25 +149,43 @@ public final class MpaConnection {
                     throw new MpaFailure(MpaFailure.Kind.TCP_CLOSED, MpaErrorCode.TCP_CLOSED, null,
                             "TCP connection closed by the peer before its " + what + " (E-M1)");
                 }
-                decode(buf, have, reply, true); // throws: truncated
+                decode(reply, true); // throws: truncated
             }
-            if (cycles.getAsLong() - start > timeoutCycles) {
-                tcp.close();
-                throw new MpaFailure(MpaFailure.Kind.TIMEOUT, null, null, "no complete " + what + " within "
-                        + timeoutCycles + " cycles (" + have + " of " + need + " octets arrived); TCP closed ("
-                        + (reply ? "MPA-39" : "MPA-38: is the peer a Responder too?") + ")");
+            return null;
+        }
+        return decode(reply, true);
+    }
+
+    /** Closes TCP after a startup timeout and describes it (MPA-38, MPA-39). */
+    public MpaFailure timedOut(boolean reply, Duration timeout) {
+        tcp.close();
+        String what = reply ? "MPA Reply" : "MPA Request";
+        return new MpaFailure(MpaFailure.Kind.TIMEOUT, null, null, "no complete " + what + " within " + timeout
+                + " of device time (" + have + " of " + need + " octets arrived); TCP closed ("
+                + (reply ? "MPA-39" : "MPA-38: is the peer a Responder too?") + ")");
+    }
+
+    private MpaStartupFrame await(boolean reply, Duration timeout) throws MpaFailure {
+        long start = nanoTime.getAsLong();
+        long limit = timeout.toNanos();
+        while (true) {
+            MpaStartupFrame f = pollFrame(reply);
+            if (f != null) {
+                return f;
+            }
+            if (nanoTime.getAsLong() - start > limit) {
+                throw timedOut(reply, timeout);
             }
             advance.run();
         }
-        return decode(buf, have, reply, true);
     }
 
-    private MpaStartupFrame decode(byte[] buf, int length, boolean reply, boolean endOfStream) throws MpaFailure {
+    private MpaStartupFrame decode(boolean reply, boolean endOfStream) throws MpaFailure {
         try {
-            return MpaStartupFrame.decode(ByteBuffer.wrap(buf, 0, length), reply, endOfStream);
+            return MpaStartupFrame.decode(ByteBuffer.wrap(buf, 0, have), reply, endOfStream);
         } catch (MpaStartupFrame.InvalidFrameException e) {
             tcp.close();
-            String hint = sameRole(buf, length, reply)
+            String hint = sameRole(buf, have, reply)
                     ? (reply ? " (the peer is an Initiator too, MPA-38)" : " (the peer is a Responder, MPA-38)") : "";
             throw new MpaFailure(MpaFailure.Kind.INVALID_FRAME, MpaErrorCode.INVALID_STARTUP_FRAME, null,
                     "invalid MPA " + (reply ? "Reply" : "Request") + ": " + e.getMessage() + hint

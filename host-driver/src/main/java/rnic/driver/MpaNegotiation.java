@@ -17,13 +17,14 @@ import rnic.wire.WqeOpcode;
  *   <li>IRD/ORD (Rev 2, S=1, MPA-49): the Responder sets IRD = min(Initiator ORD, its own IRD) and
  *       ORD = min(its own ORD, Initiator IRD), and rejects (R=1, Responder ORD = the ORD its ULP requires, E-M6) an
  *       Initiator IRD below the ORD its ULP requires. The Initiator then sets ORD = min(its ORD, Responder IRD) and
- *       keeps its IRD, which must be at least the Responder ORD (else Terminate 2/0/6). 0x3FFF means "no automatic
+ *       keeps its IRD, which must be at least the Responder ORD: it raises it up to its limit, else Terminate 2/0/6. 0x3FFF means "no automatic
  *       negotiation": the receiver keeps its local value and the Responder echoes 0x3FFF.
  *   <li>RTR (A=1, MPA-50): the Responder echoes the requested forms it supports that need no receive buffer
  *       (zero-length RDMA Write, zero-length RDMA Read with IRD raised to 1); a zero-length Send only when it was
  *       requested, no other form matches and the Responder can take it (its receive queue is empty, so the driver's
  *       own receive is the first one); with no match it answers with the forms it supports. The Initiator picks
- *       Write, then Read, then Send among the echoed forms it can generate; none is Terminate 2/0/7. With A=0, B/C/D
+ *       Write, then Read, then Send among the echoed forms it offered; when the Responder echoed other forms only,
+ *       it adopts one it can generate if its offer allows ({@link Offer#adoptPeerRtr()}); none is Terminate 2/0/7. With A=0, B/C/D
  *       are sent 0 and ignored.
  *   <li>Rev: 2 when the frame carries enhanced data, else 1; an enhanced Request gets an enhanced Reply and an
  *       unenhanced one an unenhanced Reply (MPA-51).
@@ -51,15 +52,22 @@ public final class MpaNegotiation {
      * @param negotiate      send IRD/ORD for automatic negotiation; false sends 0x3FFF (Initiator)
      * @param requiredOrd    the ORD the Responder's ULP cannot do without (reject below it)
      * @param privateData    the ULP's private data
+     * @param irdLimit       Initiator: the largest IRD this side can give (the device's MAX_IRD); a Responder ORD
+     *                       above {@code ird} raises the IRD up to this limit (RFC 6581 §9.1) before Terminate 2/0/6
+     * @param adoptPeerRtr   Initiator: when the Responder echoes none of the offered RTR forms but one this side can
+     *                       generate, send that one (RFC 6581 §9.2) instead of Terminate 2/0/7
      */
     public record Offer(boolean receiveMarkers, boolean crc, boolean enhanced, boolean peerToPeer, boolean sendRtr,
             boolean writeRtr, boolean readRtr, int ird, int ord, boolean negotiate, int requiredOrd,
-            byte[] privateData) {
+            byte[] privateData, int irdLimit, boolean adoptPeerRtr) {
 
         public Offer {
             if (ird < 0 || ird > 255 || ord < 0 || ord > 255 || requiredOrd < 0 || requiredOrd > 255) {
                 throw new IllegalArgumentException("IRD, ORD and required ORD are 0 … 255: " + ird + ", " + ord + ", "
                         + requiredOrd);
+            }
+            if (irdLimit < ird || irdLimit > 255) {
+                throw new IllegalArgumentException("IRD limit " + irdLimit + " must be IRD " + ird + " … 255");
             }
             privateData = privateData == null ? new byte[0] : privateData.clone();
             int room = MpaStartupFrame.MAX_PRIVATE_DATA - (enhanced ? 4 : 0);
@@ -67,6 +75,14 @@ public final class MpaNegotiation {
                 throw new IllegalArgumentException("private data of " + privateData.length + " octets: at most " + room
                         + (enhanced ? " with RFC 6581 enhanced data (MPA-48)" : " (MPA-32)"));
             }
+        }
+
+        /** Strict: the IRD stays {@code ird}, and only offered RTR forms are sent. */
+        public Offer(boolean receiveMarkers, boolean crc, boolean enhanced, boolean peerToPeer, boolean sendRtr,
+                boolean writeRtr, boolean readRtr, int ird, int ord, boolean negotiate, int requiredOrd,
+                byte[] privateData) {
+            this(receiveMarkers, crc, enhanced, peerToPeer, sendRtr, writeRtr, readRtr, ird, ord, negotiate,
+                    requiredOrd, privateData, ird, false);
         }
     }
 
@@ -231,8 +247,12 @@ public final class MpaNegotiation {
         int ord = r.ird() == NO_NEGOTIATION ? o.ord() : Math.min(o.ord(), r.ird());
         int ird = o.ird();
         if (r.ord() != NO_NEGOTIATION && r.ord() > ird) {
-            throw new MpaFailure(MpaFailure.Kind.NEGOTIATION, MpaErrorCode.INSUFFICIENT_IRD, reply,
-                    "the Responder's ORD " + r.ord() + " exceeds the IRD " + ird + " this side can give (MPA-49)");
+            if (r.ord() > o.irdLimit()) {
+                throw new MpaFailure(MpaFailure.Kind.NEGOTIATION, MpaErrorCode.INSUFFICIENT_IRD, reply,
+                        "the Responder's ORD " + r.ord() + " exceeds the IRD " + o.irdLimit()
+                                + " this side can give (MPA-49)");
+            }
+            ird = r.ord(); // RFC 6581 §9.1: the Initiator sets IRD ≥ the Responder's ORD when it can
         }
         Set<WqeOpcode> rtr = Set.of();
         if (q.peerToPeer()) {
@@ -247,6 +267,15 @@ public final class MpaNegotiation {
                 pick = WqeOpcode.RDMA_READ;
             } else if (r.sendRtr() && o.sendRtr()) {
                 pick = WqeOpcode.SEND;
+            } else if (o.adoptPeerRtr()) {
+                // RFC 6581 §9.2: the Responder named the forms it supports; the core generates each of them
+                if (r.writeRtr()) {
+                    pick = WqeOpcode.RDMA_WRITE;
+                } else if (r.readRtr() && ord >= 1) {
+                    pick = WqeOpcode.RDMA_READ;
+                } else if (r.sendRtr()) {
+                    pick = WqeOpcode.SEND;
+                }
             }
             if (pick == null) {
                 throw new MpaFailure(MpaFailure.Kind.NEGOTIATION, MpaErrorCode.NO_MATCHING_RTR, reply,

@@ -1,5 +1,8 @@
 package rnic.transport;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
 /**
  * How the driver reaches one RNIC: its register window, the host memory the core reads and writes (rings, buffers),
  * the TCP byte streams of its connections, and a way to let the device make progress. Implementations: the simulated
@@ -48,8 +51,33 @@ public interface Transport extends AutoCloseable {
      */
     boolean awaitInterrupt(java.time.Duration timeout);
 
-    /** The TCP connection of connection index {@code index} (== the QP number it carries). */
-    TcpConnection connection(int index);
+    /** The core's clock frequency in Hz (simulation: the declared frequency, default 250 MHz). */
+    long clockHz();
+
+    /** Device time in nanoseconds since the transport was opened (simulation: cycles() * 1e9 / clockHz()). */
+    long nanoTime();
+
+    /** The address this device's TCP endpoints use (simulation: RNIC a 10.0.0.1, b 10.0.0.2). */
+    InetAddress localAddress();
+
+    /**
+     * A passive TCP endpoint on {@code local} (its address must be {@link #localAddress()} or the any-address; port 0
+     * picks a free port).
+     *
+     * @throws IllegalArgumentException for a foreign address
+     * @throws IllegalStateException    when something already listens on that port
+     */
+    TcpListener listen(InetSocketAddress local);
+
+    /**
+     * Starts an active open to {@code remote} from an ephemeral local port; the connection becomes
+     * {@link TcpConnection#established()} or {@link TcpConnection#refused()} as the device runs (nothing listening
+     * there: refused).
+     */
+    TcpConnection connect(InetSocketAddress remote);
+
+    /** How many connection slots the core has (== QP count); a slot is an internal detail of the driver. */
+    int connectionSlots();
 
     /** A one-line description for messages, e.g. "simulated RnicCore a (W=64, 4 QPs)". */
     String describe();

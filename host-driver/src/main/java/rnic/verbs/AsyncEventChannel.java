@@ -77,10 +77,10 @@ public final class AsyncEventChannel {
             scanErrors();
         }
         for (QueuePair qp : device.queuePairs()) {
-            if (qp.isClosed() || qp.connection() == null || closeReported.contains(qp)) {
+            if (qp.isClosed() || qp.tcpConnection() == null || closeReported.contains(qp)) {
                 continue;
             }
-            if (device.transport().connection(qp.number()).closed()) {
+            if (qp.tcpConnection().closed()) {
                 closeReported.add(qp);
                 events.add(new AsyncEvent(AsyncEvent.Type.TCP_CLOSED, qp, null, device.nanoTime()));
             }

@@ -243,32 +243,14 @@ public final class CompletionQueue implements AutoCloseable {
      * @return completions written (fewer than {@code count} after a timeout)
      */
     public int awaitCount(Completion[] out, int count, Duration timeout) {
-        return awaitCount(out, count, DeviceClock.cycles(DeviceClock.check(timeout)));
-    }
-
-    /**
-     * Polls until at least one completion arrived or {@code timeoutCycles} device cycles passed, letting the device run
-     * ({@code transport.advance()}) between polls.
-     *
-     * @return completions written into {@code out} (0 after a timeout)
-     */
-    public int await(Completion[] out, long timeoutCycles) {
-        return awaitCount(out, 1, timeoutCycles);
-    }
-
-    /**
-     * Polls until {@code count} completions were written into {@code out[0 …]} or {@code timeoutCycles} device cycles
-     * passed.
-     *
-     * @return completions written (fewer than {@code count} after a timeout)
-     */
-    public int awaitCount(Completion[] out, int count, long timeoutCycles) {
+        DeviceClock.check(timeout);
         if (count < 1 || count > out.length) {
             throw new IllegalArgumentException("count " + count + " for an array of " + out.length);
         }
-        long start = device.cycles();
+        long start = device.nanoTime();
+        long limit = timeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
         int n = poll(out, 0, count);
-        while (n < count && device.cycles() - start <= timeoutCycles) {
+        while (n < count && device.nanoTime() - start <= limit) {
             device.transport().advance();
             n += poll(out, n, count - n);
         }

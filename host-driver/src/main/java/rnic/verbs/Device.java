@@ -94,9 +94,21 @@ public final class Device implements AutoCloseable {
         return info.version();
     }
 
-    /** Queue pairs of the core (= TCP connections; QP number = connection index). */
+    /** Queue pairs of the core (each can carry one connection at a time). */
     public int queuePairCount() {
         return info.qpCount();
+    }
+
+    /** The largest IRD a queue pair can have (CORE_LIMITS.MAX_IRD). */
+    public int maxIrd() {
+        ensureOpen();
+        return CoreInfo.maxIrd(regs);
+    }
+
+    /** The largest ORD a queue pair can have (CORE_LIMITS.MAX_ORD). */
+    public int maxOrd() {
+        ensureOpen();
+        return CoreInfo.maxOrd(regs);
     }
 
     public int completionQueueCount() {

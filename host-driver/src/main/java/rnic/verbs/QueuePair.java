@@ -1,12 +1,7 @@
 package rnic.verbs;
 
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import rnic.driver.CqeView;
-import rnic.driver.MpaConnection;
-import rnic.driver.MpaFailure;
-import rnic.driver.MpaNegotiation;
 import rnic.driver.MpaSettings;
 import rnic.driver.QpContext;
 import rnic.driver.RecvWqe;
@@ -15,7 +10,6 @@ import rnic.driver.SendWqe;
 import rnic.transport.TcpConnection;
 import rnic.transport.Transport;
 import rnic.wire.CqeKind;
-import rnic.wire.MpaErrorCode;
 import rnic.wire.QpState;
 import rnic.wire.RdmapOpcode;
 import rnic.wire.RqWqe;
@@ -23,15 +17,17 @@ import rnic.wire.SqWqe;
 import rnic.wire.WqeOpcode;
 
 /**
- * A queue pair (verbs {@code ibv_qp}): a send and a receive ring in host memory, one TCP connection (connection index
- * = QP number), and the QP state of the core (IB names, iWARP meanings: {@link QpState}).
+ * A queue pair (verbs {@code ibv_qp}): a send and a receive ring in host memory and the QP state of the core (IB
+ * names, iWARP meanings: {@link QpState}). Its number is also the core's connection slot, an internal detail of the
+ * connection manager.
  *
  * <p><b>Life cycle.</b> Created in INIT (rings, PD and CQs programmed in RESET, taken at RESET→INIT), so receives may
- * be posted before the connection exists. {@link #connect} (Initiator) or {@link #listen}/{@link #accept} (Responder)
- * run the MPA startup over the TCP stream, program QP_IRD/QP_ORD/QP_MPA/QP_EMSS/QP_RX_SEQ_START, move INIT→RTR, post
- * the RFC 6581 RTR message if one was negotiated, hand the stream to the core at the octet after the startup frames
- * ({@link TcpConnection#handOver()}), and move RTR→RTS. Afterwards {@link #modify} drives the host's transitions
- * (RTS⇄SQD, SQE→RTS, any→ERR, any→RESET, RESET→INIT), checked with {@link QpState#hostMayMoveTo}.
+ * be posted before the connection exists. The connection manager ({@code rnic.cm}) binds it to a TCP connection when
+ * the application connects or accepts: after the MPA startup it calls {@link #enterFullOperation}, which programs
+ * QP_IRD/QP_ORD/QP_MPA/QP_EMSS/QP_RX_SEQ_START, moves INIT→RTR, posts the RFC 6581 RTR message if one was negotiated,
+ * has the stream handed to the core at the octet after the startup frames, and moves RTR→RTS. Afterwards
+ * {@link #modify} drives the host's transitions (RTS⇄SQD, SQE→RTS, any→ERR, any→RESET, RESET→INIT), checked with
+ * {@link QpState#hostMayMoveTo}.
  *
  * <p><b>Errors.</b> A Terminate sent or received or an MPA error puts the QP into ERR in the core; the driver sees it
  * from the completion entry (reported as a {@link CompletionOpcode#QP_ERROR} completion with the mapped status) or
@@ -57,7 +53,7 @@ public final class QueuePair implements AutoCloseable {
      *                      Immediate takes two)
      * @param rqDepth       receive work requests posted at most (rounded up to a power of two)
      * @param maxInlineData largest inline payload
-     * @param number        the QP number (= TCP connection index) wanted, or -1 for the first free one
+     * @param number        the QP number wanted, or -1 for the first free one
      */
     public record Config(CompletionQueue sendCq, CompletionQueue recvCq, int sqDepth, int rqDepth, int maxInlineData,
             int number) {
@@ -102,6 +98,8 @@ public final class QueuePair implements AutoCloseable {
     private final CompletionQueue sendCq;
     private final CompletionQueue recvCq;
     private final int number;
+    /** The TCP connection handed to this QP's slot, or null before Full Operation. */
+    private TcpConnection tcp;
     private final QpContext ctx;
     private final DmaBuffer sqMemory;
     private final DmaBuffer rqMemory;
@@ -116,7 +114,6 @@ public final class QueuePair implements AutoCloseable {
     private boolean closed;
     private boolean errorHandled;
     private Completion lastError;
-    private Connection connection;
     private int ird;
     private int ord;
 
@@ -233,7 +230,7 @@ public final class QueuePair implements AutoCloseable {
 
     // ---- Accessors -------------------------------------------------------------------------------------------------
 
-    /** The QP number, which is also the index of its TCP connection. */
+    /** The QP number (verbs {@code qp_num}); the connection manager also uses it as the core's connection slot. */
     public int number() {
         return number;
     }
@@ -270,11 +267,6 @@ public final class QueuePair implements AutoCloseable {
 
     public int maxInlineData() {
         return maxInline;
-    }
-
-    /** What the connection setup agreed, or null before it. */
-    public Connection connection() {
-        return connection;
     }
 
     /** The state the driver last saw (no register read). */
@@ -340,8 +332,8 @@ public final class QueuePair implements AutoCloseable {
     /**
      * Requests a host transition: RTS⇄SQD, SQE→RTS, any→ERR (flushes), any→RESET (rings back to empty: poll the
      * completion queues first, entries of the core for the old requests then no longer match and count as stray),
-     * RESET→INIT (rings programmed again). INIT→RTR→RTS belong to {@link #connect} and
-     * {@link #accept}, which program the connection and hand the stream over at the exact octet.
+     * RESET→INIT (rings programmed again). INIT→RTR→RTS belong to the connection manager
+     * ({@link #enterFullOperation}), which programs the connection and hands the stream over at the exact octet.
      *
      * @throws WrongStateException when {@link QpState#hostMayMoveTo} forbids it, or for INIT→RTR / RTR→RTS
      * @throws DeviceException     when the core does not follow
@@ -356,8 +348,8 @@ public final class QueuePair implements AutoCloseable {
                     + "transition (RESET→INIT→RTR→RTS, RTS⇄SQD, SQE→RTS, any→ERR, any→RESET)");
         }
         if (target == QpState.RTR || target == QpState.RTS && now == QpState.RTR) {
-            throw new WrongStateException(now, "QP " + number + ": INIT→RTR→RTS is done by connect() or accept(), "
-                    + "which program the MPA settings and hand the TCP stream over at the exact octet");
+            throw new WrongStateException(now, "QP " + number + ": INIT→RTR→RTS is done by rnic.cm (connect or "
+                    + "accept), which programs the MPA settings and hands the TCP stream over at the exact octet");
         }
         switch (target) {
             case RESET -> {
@@ -371,12 +363,6 @@ public final class QueuePair implements AutoCloseable {
             }
             default -> moveOrFail(target);
         }
-    }
-
-    /** Moves the QP to ERR (flushing its requests) and closes its TCP connection. */
-    public void disconnect() {
-        modify(QpState.ERR);
-        transport.connection(number).close();
     }
 
     private void moveOrFail(QpState target) {
@@ -404,7 +390,6 @@ public final class QueuePair implements AutoCloseable {
         java.util.Arrays.fill(rqHidden, false);
         errorHandled = false;
         lastError = null;
-        connection = null;
         ird = 0;
         ord = 0;
         state = QpState.RESET;
@@ -444,135 +429,71 @@ public final class QueuePair implements AutoCloseable {
         return index - done < 0 ? done : index;
     }
 
-    // ---- Connection setup -------------------------------------------------------------------------------------------
+    // ---- Full Operation (driven by the connection manager, rnic.cm) ----------------------------------------------
 
     /**
-     * Initiator: runs the MPA exchange over TCP connection {@link #number()}, then programs the QP and moves it to
-     * RTS (see the class comment). Returns what was agreed, including the Responder's private data.
+     * Enters Full Operation with what the MPA startup agreed: programs QP_IRD/QP_ORD/QP_MPA/QP_EMSS/QP_RX_SEQ_START,
+     * INIT→RTR, posts the driver's own receive for a zero-length Send RTR ({@code receiveSendRtr}, Responder) or the
+     * RTR message itself ({@code rtr}, Initiator, MPA-50), hands {@code tcp} to the core's connection slot of this QP
+     * at the octet after the startup frames (MPA-26; the QP keeps it, {@link #tcpConnection()}), and moves RTR→RTS. Called by {@code rnic.cm}, which owns the TCP
+     * connection; applications connect through it.
      *
-     * @throws ConnectionRejectedException the Responder answered R=1 (TCP open, QP still INIT)
-     * @throws ConnectionTimeoutException  no Reply within {@link ConnectParams#timeoutCycles()} (TCP closed)
-     * @throws ConnectionException         an invalid Reply (E-M4, TCP closed) or a failed RFC 6581 negotiation
-     *                                     (Terminate 2/0/6 or 2/0/7 sent, TCP closed)
-     * @throws WrongStateException         the QP is not in INIT
+     * @return QP_MULPDU the core derived
+     * @throws WrongStateException the QP is not in INIT (nothing written)
+     * @throws DeviceException     the core did not enter RTR (the QP state is then {@link #cachedState()})
      */
-    public Connection connect(ConnectParams params) {
-        requireInit("connect");
-        MpaConnection mpa = new MpaConnection(transport.connection(number), transport::cycles, transport::advance);
-        MpaNegotiation.Outcome o;
-        try {
-            o = mpa.initiate(params.offer(true), params.timeoutCycles());
-        } catch (MpaFailure f) {
-            throw toException(f);
+    public int enterFullOperation(MpaSettings settings, WqeOpcode rtr, boolean receiveSendRtr, TcpConnection tcp) {
+        QpState now = state();
+        if (now != QpState.INIT) {
+            throw new WrongStateException(now, "QP " + number + " must be in INIT to be connected, it is in " + now);
         }
-        return fullOperation(mpa, o, params, true);
-    }
-
-    /**
-     * Responder: waits for the Initiator's MPA Request on TCP connection {@link #number()} and validates it; the
-     * application then accepts or rejects it.
-     *
-     * @throws ConnectionTimeoutException no Request within {@link ConnectParams#timeoutCycles()} (MPA-38; TCP closed)
-     * @throws ConnectionException        an invalid Request (E-M4; TCP closed) or TCP closed by the peer
-     */
-    public ConnectionRequest listen(ConnectParams params) {
-        requireInit("listen");
-        MpaConnection mpa = new MpaConnection(transport.connection(number), transport::cycles, transport::advance);
-        try {
-            return new ConnectionRequest(this, mpa, mpa.awaitRequest(params.timeoutCycles()));
-        } catch (MpaFailure f) {
-            throw toException(f);
+        if (receiveSendRtr && rqProd != rqTail) {
+            throw new InvalidRequestException("QP " + number + " cannot take a Send RTR: receive buffers of the "
+                    + "application are posted and the RTR would consume the first");
         }
-    }
-
-    /** Responder: {@link #listen} and accept whatever Request arrives. */
-    public Connection accept(ConnectParams params) {
-        return listen(params).accept(params);
-    }
-
-    Connection acceptRequest(ConnectionRequest request, ConnectParams params) {
-        requireInit("accept");
-        request.answered();
-        // a zero-length Send RTR consumes the first receive buffer: acceptable only while the driver's own is first
-        boolean sendRtrPossible = rqProd == rqTail;
-        MpaNegotiation.Outcome o;
-        try {
-            o = request.mpa().accept(request.frame(), params.offer(sendRtrPossible));
-        } catch (MpaFailure f) {
-            throw toException(f);
-        }
-        if (o.rtrForms().equals(Set.of(WqeOpcode.SEND))) {
-            postHiddenReceive();
-        }
-        return fullOperation(request.mpa(), o, params, false);
-    }
-
-    void rejectRequest(ConnectionRequest request, ConnectParams params) {
-        requireInit("reject");
-        request.answered();
-        request.mpa().reject(request.frame(), params.offer(false));
-    }
-
-    private void requireInit(String what) {
-        QpState s = state();
-        if (s != QpState.INIT) {
-            throw new WrongStateException(s, "QP " + number + " must be in INIT to " + what + ", it is in " + s);
-        }
-    }
-
-    /**
-     * Programs the negotiated settings, INIT→RTR, the RTR message (Initiator), the hand-over of the stream at the
-     * octet after the startup frames (MPA-26), RTR→RTS.
-     */
-    private Connection fullOperation(MpaConnection mpa, MpaNegotiation.Outcome o, ConnectParams params,
-            boolean initiator) {
-        TcpConnection tcp = mpa.tcp();
-        long rxSeqStart = tcp.receiveSequence();
-        long txSeqStart = tcp.sendSequence();
-        ctx.program(new MpaSettings(o.txMarkers(), o.rxMarkers(), o.crc(), !initiator, o.ird(), o.ord(),
-                params.emss(), rxSeqStart));
+        ctx.program(settings);
         QpState s = ctx.moveTo(QpState.RTR);
         if (s != QpState.RTR) {
-            boolean enhanced = o.peerIrd() >= 0;
-            if (enhanced && initiator) {
-                mpa.terminate(MpaErrorCode.ENHANCED_SETUP_FAILURE, o.txMarkers());
-            } else {
-                tcp.close();
-            }
             observe(s);
-            throw new ConnectionException(enhanced ? MpaErrorCode.ENHANCED_SETUP_FAILURE : null, "QP " + number
-                    + " did not enter RTR (QP_STATE reads " + s + ")"
-                    + (enhanced && initiator ? "; Terminate 2/0/5 sent" : "") + ", TCP closed");
+            throw new DeviceException("QP " + number + " did not enter RTR (QP_STATE reads " + s + ")");
         }
         state = QpState.RTR;
-        ird = o.ird();
-        ord = o.ord();
-        if (initiator && o.rtr() != null) {
-            postRtr(o.rtr());
+        ird = settings.ird();
+        ord = settings.ord();
+        if (receiveSendRtr) {
+            postHiddenReceive();
         }
-        tcp.handOver();
+        if (rtr != null) {
+            postRtr(rtr);
+        }
+        tcp.handOver(number);
+        this.tcp = tcp;
         moveOrFail(QpState.RTS);
-        EnumSet<RtrForm> forms = EnumSet.noneOf(RtrForm.class);
-        for (WqeOpcode op : o.rtrForms()) {
-            forms.add(RtrForm.of(op));
-        }
-        connection = new Connection(initiator, o.peerRev(), o.peerIrd() >= 0, o.txMarkers(), o.rxMarkers(), o.crc(),
-                o.ird(), o.ord(), o.peerIrd(), o.peerOrd(), o.peerToPeer(), forms, o.peerPrivateData(), txSeqStart,
-                rxSeqStart, ctx.mulpdu());
-        return connection;
+        return ctx.mulpdu();
     }
 
-    private static ConnectionException toException(MpaFailure f) {
-        return switch (f.kind()) {
-            case TIMEOUT -> new ConnectionTimeoutException(f.getMessage());
-            case REJECTED -> {
-                var reply = f.peerFrame();
-                var e = reply.enhanced();
-                yield new ConnectionRejectedException(f.getMessage(), reply.privateData(), reply.rev(),
-                        e == null ? -1 : e.ird(), e == null ? -1 : e.ord());
-            }
-            default -> new ConnectionException(f.code(), f.getMessage());
-        };
+    /** Send work requests posted that the core has not completed yet (reads QP_SQ_CONS). */
+    /**
+     * The TCP connection this QP carries since it entered Full Operation (the connection manager hands it over), or
+     * null before; its {@code closed()} / {@code peerFinished()} tell whether the peer ended it.
+     */
+    public TcpConnection tcpConnection() {
+        return tcp;
+    }
+
+    public int sendOutstanding() {
+        ensureOpen();
+        return (sqProd - hardwareIndex(ctx.sqCons(), sqTail, sqDone, sqProd));
+    }
+
+    /** Inbound Read/Atomic Requests the connection allows at once (QP_IRD; 0 before a connection). */
+    public int ird() {
+        return ird;
+    }
+
+    /** Outbound Read/Atomic Requests the connection allows outstanding (QP_ORD; 0 before a connection). */
+    public int ord() {
+        return ord;
     }
 
     /** The Initiator's RTR: a zero-length message of the negotiated form as the first FPDU (MPA-50). */
@@ -652,7 +573,7 @@ public final class QueuePair implements AutoCloseable {
         Sge l = wr.local();
         if ((op == WorkRequest.Operation.RDMA_READ || op.atomic()) && ord == 0) {
             throw new InvalidRequestException("QP " + number + " has ORD 0: the connection allows no outstanding "
-                    + "RDMA Read or Atomic (set ConnectParams.withIrdOrd)");
+                    + "RDMA Read or Atomic (set rnic.cm.ConnectParams.withIrdOrd)");
         }
         if (op.carriesPayload()) {
             if (wr.inline()) {

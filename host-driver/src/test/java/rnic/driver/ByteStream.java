@@ -1,6 +1,7 @@
 package rnic.driver;
 
 import java.io.ByteArrayOutputStream;
+import java.net.InetSocketAddress;
 import java.util.Arrays;
 import rnic.transport.TcpConnection;
 
@@ -79,13 +80,43 @@ final class ByteStream implements TcpConnection {
     }
 
     @Override
-    public void handOver() {
+    public void handOver(int slot) {
         handedOver = true;
     }
 
     @Override
     public boolean closed() {
         return peerClosed;
+    }
+
+    @Override
+    public boolean peerFinished() {
+        return peerClosed;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return new InetSocketAddress("10.0.0.1", 49152);
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return new InetSocketAddress("10.0.0.2", 20049);
+    }
+
+    @Override
+    public boolean established() {
+        return true;
+    }
+
+    @Override
+    public boolean refused() {
+        return false;
+    }
+
+    @Override
+    public void abort() {
+        closed = true;
     }
 
     @Override

@@ -304,4 +304,80 @@ class MpaNegotiationTest {
         assertArrayEquals("hello".getBytes(), b.answer().outcome().peerPrivateData());
         assertArrayEquals("world!".getBytes(), b.initiator().peerPrivateData());
     }
+
+    /** An interop Offer (what the connection manager sends): IRD limit {@code limit}, peer RTR forms adopted. */
+    static MpaNegotiation.Offer interop(boolean s, boolean w, boolean r, int ird, int ord, int limit) {
+        return new MpaNegotiation.Offer(false, true, true, true, s, w, r, ird, ord, true, 0, null, limit, true);
+    }
+
+    /**
+     * RFC 6581 §9.2, MPA-50: a Responder that echoes none of the offered RTR forms but names others is followed
+     * when this side can send one of them (Write first, then Read with ORD ≥ 1, then Send); the strict Offer still
+     * gives Terminate 2/0/7 for the same Reply.
+     */
+    @Test
+    void initiatorAdoptsTheResponderRtrForm() throws MpaFailure {
+        MpaStartupFrame request = MpaNegotiation.request(interop(true, false, false, 4, 4, 8));
+        for (Object[] c : new Object[][] {
+            {new Enhanced(true, false, 4, true, false, 4), WqeOpcode.RDMA_WRITE},
+            {new Enhanced(true, false, 4, false, true, 4), WqeOpcode.RDMA_READ},
+            {new Enhanced(true, false, 4, true, true, 4), WqeOpcode.RDMA_WRITE},
+        }) {
+            MpaStartupFrame reply = new MpaStartupFrame(true, false, true, false, 2, (Enhanced) c[0], null);
+            MpaNegotiation.Outcome o = MpaNegotiation.complete(request, reply, interop(true, false, false, 4, 4, 8));
+            assertEquals(c[1], o.rtr(), c[0].toString());
+            assertEquals(Set.of(c[1]), o.rtrForms());
+            MpaFailure strict = assertThrows(MpaFailure.class,
+                    () -> MpaNegotiation.complete(request, reply, p2p(true, false, false, 4, 4)));
+            assertEquals(MpaErrorCode.NO_MATCHING_RTR, strict.code());
+        }
+        // a Read needs ORD ≥ 1: with ORD 0 and only Read named, nothing can be sent → 2/0/7 even when adopting
+        MpaStartupFrame request0 = MpaNegotiation.request(interop(true, false, false, 4, 0, 8));
+        MpaStartupFrame readOnly = new MpaStartupFrame(true, false, true, false, 2,
+                new Enhanced(true, false, 4, false, true, 0), null);
+        MpaFailure f = assertThrows(MpaFailure.class,
+                () -> MpaNegotiation.complete(request0, readOnly, interop(true, false, false, 4, 0, 8)));
+        assertEquals(MpaErrorCode.NO_MATCHING_RTR, f.code());
+        // A=1 with no form at all is still 2/0/7
+        MpaStartupFrame none = new MpaStartupFrame(true, false, true, false, 2,
+                new Enhanced(true, false, 4, false, false, 4), null);
+        assertEquals(MpaErrorCode.NO_MATCHING_RTR, assertThrows(MpaFailure.class,
+                () -> MpaNegotiation.complete(request, none, interop(true, false, false, 4, 4, 8))).code());
+    }
+
+    /**
+     * RFC 6581 §9.1, MPA-49: the Initiator sets ORD ≤ the Responder's IRD (lower or higher than asked) and raises its
+     * IRD to a Responder ORD above it when the device allows (limit), else Terminate 2/0/6.
+     */
+    @Test
+    void initiatorFollowsTheResponderIrdOrd() throws MpaFailure {
+        MpaStartupFrame request = MpaNegotiation.request(interop(false, true, false, 2, 4, 8));
+        // ird, ord in the Reply → Initiator IRD, ORD
+        int[][] cases = {
+            {1, 2, 2, 1},   // peer IRD below our ORD: ORD lowered to it
+            {16, 2, 2, 4},  // peer IRD above what we asked: ORD stays ours
+            {4, 6, 6, 4},   // peer ORD above our IRD: IRD raised to it (within the limit 8)
+            {4, 8, 8, 4},   // … up to the limit
+            {4, 0, 2, 4},   // peer ORD lower: IRD stays
+        };
+        for (int[] c : cases) {
+            MpaStartupFrame reply = new MpaStartupFrame(true, false, true, false, 2,
+                    new Enhanced(true, false, c[0], true, false, c[1]), null);
+            MpaNegotiation.Outcome o = MpaNegotiation.complete(request, reply, interop(false, true, false, 2, 4, 8));
+            String id = java.util.Arrays.toString(c);
+            assertEquals(c[2], o.ird(), id);
+            assertEquals(c[3], o.ord(), id);
+            assertTrue(o.ord() <= c[0] && c[1] <= o.ird(), "MPA-49 invariant " + id);
+            assertEquals(c[0], o.peerIrd(), id);
+            assertEquals(c[1], o.peerOrd(), id);
+        }
+        MpaStartupFrame tooMuch = new MpaStartupFrame(true, false, true, false, 2,
+                new Enhanced(true, false, 4, true, false, 9), null);
+        MpaFailure f = assertThrows(MpaFailure.class,
+                () -> MpaNegotiation.complete(request, tooMuch, interop(false, true, false, 2, 4, 8)));
+        assertEquals(MpaErrorCode.INSUFFICIENT_IRD, f.code());
+        assertTrue(f.getMessage().contains("IRD 8"), f.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> interop(false, true, false, 9, 4, 8),
+                "a limit below the IRD is a programming error");
+    }
 }

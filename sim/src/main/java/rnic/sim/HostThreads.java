@@ -1,11 +1,15 @@
 package rnic.sim;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import rnic.driver.DeviceClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
 import rnic.transport.TcpConnection;
+import rnic.transport.TcpListener;
 import rnic.transport.Transport;
 
 /**
@@ -237,21 +241,22 @@ public final class HostThreads {
 
         /**
          * In slices of {@link #AWAIT_SLICE}, the other hosts running between them; the timeout counts device time
-         * (cycles at {@link SimTransport#CLOCK_HZ}), which also passes while the others run.
+         * (cycles at the transport's {@code clockHz()}), which also passes while the others run.
          */
         @Override
         public boolean awaitInterrupt(Duration timeout) {
             if (timeout == null || timeout.isNegative()) {
                 throw new IllegalArgumentException("awaitInterrupt needs a timeout of zero or more, got " + timeout);
             }
-            long end = host.device.cycles() + SimTransport.cycles(timeout);
-            long sliceCycles = SimTransport.cycles(AWAIT_SLICE);
+            long hz = host.device.clockHz();
+            long end = host.device.cycles() + DeviceClock.cycles(timeout, hz);
+            long sliceCycles = DeviceClock.cycles(AWAIT_SLICE, hz);
             while (true) {
                 long left = end - host.device.cycles();
                 if (left <= 0) {
                     return false;
                 }
-                Duration slice = Duration.ofNanos(Math.min(left, sliceCycles) * 1_000_000_000L / SimTransport.CLOCK_HZ);
+                Duration slice = Duration.ofNanos(Math.min(left, sliceCycles) * 1_000_000_000L / hz);
                 if ((Boolean) host.call(() -> host.device.awaitInterrupt(slice))) {
                     return true;
                 }
@@ -259,8 +264,33 @@ public final class HostThreads {
         }
 
         @Override
-        public TcpConnection connection(int index) {
-            return host.device.connection(index);
+        public long clockHz() {
+            return (Long) host.call(host.device::clockHz);
+        }
+
+        @Override
+        public long nanoTime() {
+            return (Long) host.call(host.device::nanoTime);
+        }
+
+        @Override
+        public InetAddress localAddress() {
+            return (InetAddress) host.call(host.device::localAddress);
+        }
+
+        @Override
+        public TcpListener listen(InetSocketAddress local) {
+            return (TcpListener) host.call(() -> host.device.listen(local));
+        }
+
+        @Override
+        public TcpConnection connect(InetSocketAddress remote) {
+            return (TcpConnection) host.call(() -> host.device.connect(remote));
+        }
+
+        @Override
+        public int connectionSlots() {
+            return (Integer) host.call(host.device::connectionSlots);
         }
 
         @Override

@@ -10,23 +10,30 @@ import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import rnic.sim.pcap.PcapWriter;
-import rnic.sim.pcap.TcpEndpoint;
 import rnic.sim.tcp.TcpChannel;
 import rnic.sim.tcp.TcpEnd;
+import rnic.sim.tcp.TcpNetwork;
 import rnic.sim.tcp.TcpOptions;
 import rnic.sim.tcp.TcpRxDriver;
 import rnic.sim.tcp.TcpRxPacker;
 import rnic.sim.tcp.TcpTxMonitor;
-import rnic.sim.tcp.TcpWireCapture;
 import spinal.lib.bus.amba4.axi.Axi4;
 
 /**
  * Two RNICs in one simulation, wired for the host driver: given a running model of the two-RNIC top
  * ({@code rnic.hw.top.RnicPair}: every port of RnicCore {@code a} and {@code b} with the prefixes {@code a_} and
  * {@code b_}), attaches to each core an {@link Apb3Master} on its register port, a {@link HostMemory} of its own host
- * behind its AXI4 port, and, per QP q, a {@link TcpChannel} from connection q of a (the TCP client) to connection q of b
- * ({@code tcpTx_q} of one core into {@code tcpRx_q} of the other, through the hosts' MPA startup first), optionally
- * all written into one capture; and returns a {@link SimTransport} per core.
+ * behind its AXI4 port, per connection slot q an agent on {@code tcpRx_q} ({@link TcpRxDriver}) and on {@code tcpTx_q}
+ * ({@link TcpTxMonitor}), and a simulated network ({@link TcpNetwork}) in which core a is 10.0.0.1 and core b
+ * 10.0.0.2: {@code listen}/{@code connect} of the transports create {@link TcpChannel}s during the run (options per
+ * destination port or per connection number), and a connection handed over to slot q drives that slot's agents;
+ * optionally everything goes into one capture with the real addresses and ports. Returns a {@link SimTransport} per
+ * core.
+ *
+ * <p>Fixed channels for channel-level tests (not part of the driver's SPI): {@code SimTransport.connection(q)} of
+ * either transport creates (once) the channel from a's slot q
+ * (10.0.0.1:49152+q, the client) to b's slot q (10.0.0.2:20049) with the options of {@link Builder#tcp(int,
+ * TcpOptions)}; its {@code handOver()} binds slot q.
  *
  * <p>Ports are found by name ({@link Ports}), per the issue-5 contract: {@code <p>apb_PADDR} …, the AXI4 bundle whose
  * ports start {@code <p>axi}, and the streams {@code <p>tcpTx_<q>} / {@code <p>tcpRx_<q>}; the QP count and data width
@@ -41,7 +48,8 @@ import spinal.lib.bus.amba4.axi.Axi4;
  *             .capture(Path.of("build/demo.pcap"))
  *             .build(tb)) {
  *         // hand sys.a() and sys.b() (rnic.transport.Transport) to the host driver, one per RNIC;
- *         // connection(q) of each is QP q's TCP stream for the MPA Request/Reply, then handOver()
+ *         // the driver's rnic.cm listens on b (10.0.0.2:port) and connects from a; the stream of each
+ *         // connection is handed to the slot of the queue pair bound to it
  *         ...
  *         System.out.println(sys.report());
  *     }
@@ -53,7 +61,11 @@ public final class RnicSystem implements AutoCloseable {
     private final SimTransport[] transports = new SimTransport[2];
     private final HostMemory[] memories = new HostMemory[2];
     private final Axi4MemorySlave[] slaves = new Axi4MemorySlave[2];
-    private final List<TcpChannel> channels = new ArrayList<>();
+    private final TcpNetwork network;
+    private final TcpNetwork.Host[] hosts = new TcpNetwork.Host[2];
+    private final TcpChannel[] fixed;
+    private final TcpOptions[] fixedOptions;
+    private final int qps;
     private final List<TcpRxDriver> rx = new ArrayList<>();
     private final List<TcpTxMonitor> tx = new ArrayList<>();
     private final PcapWriter pcap;
@@ -63,7 +75,7 @@ public final class RnicSystem implements AutoCloseable {
     private RnicSystem(Builder b, Tb<?> tb) {
         this.tb = tb;
         Ports ports = Ports.of(tb);
-        int qps = b.qps > 0 ? b.qps : countQps(ports, b.prefix[0]);
+        this.qps = b.qps > 0 ? b.qps : countQps(ports, b.prefix[0]);
         if (qps == 0) {
             throw new IllegalArgumentException("no " + b.prefix[0] + "tcpTx_0_valid port: is this the two-RNIC top?"
                     + " ports: " + ports.names(b.prefix[0]));
@@ -74,31 +86,49 @@ public final class RnicSystem implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the capture " + b.capture, e);
         }
+        this.fixed = new TcpChannel[qps];
+        this.fixedOptions = new TcpOptions[qps];
+        this.network = tb.add(new TcpNetwork(tb.random(), pcap, b.tcp, tb.cycle()));
+        b.perPort.forEach(network::optionsForPort);
+        b.perConnection.forEach(network::optionsForConnection);
+        network.handshakeCycles(b.handshakeCycles);
+        // The legacy fixed channels come up on first use, but their ISNs are drawn here, in the order the channels
+        // were once all created at build time, so a run draws the same random numbers as before (a seed reproduces
+        // the same segmentation and losses).
         for (int q = 0; q < qps; q++) {
             TcpOptions o = b.perQp.getOrDefault(q, b.tcp);
-            TcpWireCapture cap = pcap == null ? null : new TcpWireCapture(pcap,
-                    TcpEndpoint.of("02:00:00:00:00:01", "10.0.0.1", 49152 + q),
-                    TcpEndpoint.of("02:00:00:00:00:02", "10.0.0.2", 20049));
-            channels.add(tb.add(new TcpChannel("qp" + q, o, tb.random(), cap, tb.cycle())));
+            long client = o.clientIsn() != TcpOptions.RANDOM_ISN ? o.clientIsn()
+                    : tb.random().nextLong() & 0xFFFF_FFFFL;
+            long server = o.serverIsn() != TcpOptions.RANDOM_ISN ? o.serverIsn()
+                    : tb.random().nextLong() & 0xFFFF_FFFFL;
+            fixedOptions[q] = o.withIsn(client, server);
+        }
+        for (int s = 0; s < 2; s++) {
+            hosts[s] = network.host(s == 0 ? "a" : "b", address(s), "02:00:00:00:00:0" + (s + 1));
         }
         for (int s = 0; s < 2; s++) {
             String p = b.prefix[s];
+            int side = s;
             String name = p.endsWith("_") ? p.substring(0, p.length() - 1) : p;
             Apb3Master apb = Apb3Master.on(tb, ports, p + "apb_").withTimeout(b.apbTimeout);
             memories[s] = new HostMemory();
             slaves[s] = Axi4MemorySlave.on(tb, ports.bundle(p + "axi", Axi4.class), memories[s]);
-            List<TcpEnd> ends = new ArrayList<>();
+            List<TcpRxDriver> slotRx = new ArrayList<>();
+            List<TcpTxMonitor> slotTx = new ArrayList<>();
             for (int q = 0; q < qps; q++) {
-                TcpEnd end = channels.get(q).end(s);
-                ends.add(end);
-                rx.add(tb.add(new TcpRxDriver(ports, p + "tcpRx_" + q, end, b.rxBeats, b.rxPacer.get(),
+                slotRx.add(tb.add(new TcpRxDriver(ports, p + "tcpRx_" + q, null, b.rxBeats, b.rxPacer.get(),
                         tb.random())));
-                tx.add(tb.add(new TcpTxMonitor(ports, p + "tcpTx_" + q, end, b.txPacer.get())));
+                slotTx.add(tb.add(new TcpTxMonitor(ports, p + "tcpTx_" + q, null, b.txPacer.get())));
             }
-            String what = String.format("simulated RnicCore %s (W=%d, %d QPs, TCP %s) in %s", name, dataWidth, qps,
-                    b.perQp.isEmpty() ? b.tcp : "per QP", tb.dut().definitionName());
+            rx.addAll(slotRx);
+            tx.addAll(slotTx);
+            String what = String.format("simulated RnicCore %s (W=%d, %d QPs, %s, TCP %s) in %s", name, dataWidth,
+                    qps, address(s).getHostAddress(),
+                    b.perQp.isEmpty() && b.perPort.isEmpty() && b.perConnection.isEmpty() ? b.tcp : "mixed",
+                    tb.dut().definitionName());
             transports[s] = new SimTransport(tb, name, apb, memories[s],
-                    new DmaAllocator(b.memoryBase, b.memorySize), ends, b.advanceCycles, what);
+                    new DmaAllocator(b.memoryBase, b.memorySize), slotRx, slotTx, hosts[s],
+                    q -> fixedChannelEnd(q, side), b.advanceCycles, what, b.clockHz);
             if (ports.has(p + "interrupt")) {
                 transports[s].withInterrupt(ports.signal(p + "interrupt"));
             }
@@ -110,6 +140,29 @@ public final class RnicSystem implements AutoCloseable {
         }
         tx.forEach(TcpTxMonitor::arm);
     }
+
+    /** RNIC a: 10.0.0.1, b: 10.0.0.2. */
+    static java.net.InetAddress address(int side) {
+        try {
+            return java.net.InetAddress.getByAddress(new byte[] {10, 0, 0, (byte) (side + 1)});
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e); // four octets are always a valid address
+        }
+    }
+
+    /** The legacy fixed channel of QP q (created on first use): a's slot q to b's slot q. */
+    private TcpEnd fixedChannelEnd(int q, int side) {
+        if (fixed[q] == null) {
+            fixed[q] = network.fixedChannel("qp" + q, fixedOptions[q], hosts[0],
+                    TcpNetwork.EPHEMERAL_FIRST + q, hosts[1], LEGACY_SERVER_PORT);
+            fixed[q].a().attach(hosts[0].slots(), q);
+            fixed[q].b().attach(hosts[1].slots(), q);
+        }
+        return fixed[q].end(side);
+    }
+
+    /** The legacy fixed channels' server port: 20049 (IANA "nfsrdma"; Wireshark does not claim it for NVMe/TCP). */
+    static final int LEGACY_SERVER_PORT = 20049;
 
     private static int countQps(Ports ports, String prefix) {
         int q = 0;
@@ -146,13 +199,20 @@ public final class RnicSystem implements AutoCloseable {
         return transports[1];
     }
 
-    /** The channel of QP q. */
+    /** The legacy fixed channel of QP q (created now if neither transport asked for it yet). */
     public TcpChannel channel(int qp) {
-        return channels.get(qp);
+        fixedChannelEnd(qp, 0);
+        return fixed[qp];
     }
 
+    /** Every channel of the run so far: fixed ones and those of listen/connect, in order of creation. */
     public List<TcpChannel> channels() {
-        return List.copyOf(channels);
+        return network.channels();
+    }
+
+    /** The simulated network: hosts a (10.0.0.1) and b (10.0.0.2), their listeners and channels. */
+    public TcpNetwork network() {
+        return network;
     }
 
     /** Host memory of RNIC a (0) or b (1). */
@@ -171,12 +231,12 @@ public final class RnicSystem implements AutoCloseable {
 
     /** The agent on RNIC a's (0) or b's (1) {@code tcpTx_<qp>} port: segments and beats the core sent. */
     public TcpTxMonitor txMonitor(int side, int qp) {
-        return tx.get(side * channels.size() + qp);
+        return tx.get(side * qps + qp);
     }
 
     /** The agent on RNIC a's (0) or b's (1) {@code tcpRx_<qp>} port: octets and beats the core took. */
     public TcpRxDriver rxDriver(int side, int qp) {
-        return rx.get(side * channels.size() + qp);
+        return rx.get(side * qps + qp);
     }
 
     /** W: the cores' data path width in bits. */
@@ -186,12 +246,7 @@ public final class RnicSystem implements AutoCloseable {
 
     /** One line per TCP direction: octets, segments, sizes, losses, retransmissions; and the cores' beat counts. */
     public String report() {
-        StringBuilder s = new StringBuilder();
-        for (TcpChannel c : channels) {
-            s.append(c.describe()).append('\n');
-            s.append("  ").append(c.statsAtoB()).append('\n');
-            s.append("  ").append(c.statsBtoA()).append('\n');
-        }
+        StringBuilder s = new StringBuilder(network.report());
         for (TcpTxMonitor m : tx) {
             s.append("  ").append(m).append(": ").append(m.segments()).append(" segments in ").append(m.beats())
                     .append(" beats\n");
@@ -210,9 +265,7 @@ public final class RnicSystem implements AutoCloseable {
             return;
         }
         closed = true;
-        for (TcpChannel c : channels) {
-            c.close();
-        }
+        network.closeAll();
         for (SimTransport t : transports) {
             if (t != null) {
                 t.close();
@@ -242,8 +295,21 @@ public final class RnicSystem implements AutoCloseable {
         private TcpRxPacker.Policy rxBeats = TcpRxPacker.Policy.PER_SEGMENT;
         private Supplier<Pacer> rxPacer = Pacer::always;
         private Supplier<Pacer> txPacer = Pacer::always;
+        private long clockHz = 250_000_000L;
+        private final Map<Integer, TcpOptions> perPort = new HashMap<>();
+        private final Map<Integer, TcpOptions> perConnection = new HashMap<>();
+        private int handshakeCycles = 4;
 
         private Builder() {
+        }
+
+        /** The cores' declared clock frequency in Hz (default 250 MHz): what {@code nanoTime()} converts with. */
+        public Builder clockHz(long hz) {
+            if (hz <= 0) {
+                throw new IllegalArgumentException("clock frequency must be positive, got " + hz + " Hz");
+            }
+            this.clockHz = hz;
+            return this;
         }
 
         /** Port name prefixes of the two cores (default {@code "a_"}, {@code "b_"}). */
@@ -259,9 +325,27 @@ public final class RnicSystem implements AutoCloseable {
             return this;
         }
 
-        /** TCP options of QP {@code qp}'s channel. */
+        /** TCP options of QP {@code qp}'s legacy fixed channel ({@code connection(qp)}). */
         public Builder tcp(int qp, TcpOptions options) {
             perQp.put(qp, options);
+            return this;
+        }
+
+        /** TCP options of every {@code connect} to port {@code port} (unless given per connection). */
+        public Builder tcpForPort(int port, TcpOptions options) {
+            perPort.put(port, options);
+            return this;
+        }
+
+        /** TCP options of the run's {@code n}-th {@code connect} (0 = the first, counted over both RNICs). */
+        public Builder tcpForConnection(int n, TcpOptions options) {
+            perConnection.put(n, options);
+            return this;
+        }
+
+        /** Cycles from {@code connect} to established or refused (default 4). */
+        public Builder handshakeCycles(int cycles) {
+            this.handshakeCycles = cycles;
             return this;
         }
 

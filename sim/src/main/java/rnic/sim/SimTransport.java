@@ -1,17 +1,36 @@
 package rnic.sim;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.IntFunction;
 import rnic.sim.tcp.TcpEnd;
+import rnic.sim.tcp.TcpNetwork;
+import rnic.sim.tcp.TcpRxDriver;
+import rnic.sim.tcp.TcpSlots;
+import rnic.sim.tcp.TcpTxMonitor;
 import rnic.transport.TcpConnection;
+import rnic.transport.TcpListener;
 import rnic.transport.Transport;
 
 /**
  * The host driver's way into one simulated RnicCore ({@link Transport}): registers through the core's APB3 port
  * ({@link Apb3Master}, stepping the simulation until {@code PREADY}), host memory as a {@link HostMemory} the core
  * reaches through its AXI4 port ({@link Axi4MemorySlave}) with a {@link DmaAllocator} for the driver's rings and
- * buffers, and the TCP connections of the core's QPs ({@link TcpEnd}s of {@link rnic.sim.tcp.TcpChannel}s). Built by
+ * buffers, and TCP: this device is a host of the simulated {@link TcpNetwork} at {@link #localAddress()}, so
+ * {@link #listen} and {@link #connect} open connections ({@link TcpEnd}s of {@link rnic.sim.tcp.TcpChannel}s), and
+ * {@link TcpEnd#handOver(int)} binds one to a connection slot of the core: the {@link TcpRxDriver} on its
+ * {@code tcpRx_<slot>} port and the {@link TcpTxMonitor} on its {@code tcpTx_<slot>} port. Built by
  * {@link RnicSystem}.
+ *
+ * <p><b>Slots</b> ({@link TcpSlots}). A slot takes a connection when it has none or its connection is closed (closed or
+ * aborted by this host, or ended by the peer); otherwise the hand-over is refused with an IllegalStateException and
+ * nothing changes. An unbound slot is idle: its tcpRx drives nothing and its tcpTx keeps
+ * {@code ready} low, so a segment the core sends there waits in the core.
+ *
+ * <p><b>Channel-level tests.</b> {@link #connection(int)} (not part of the driver's SPI, which has only
+ * listen/connect) returns the fixed channel of QP q (a's slot q to b's slot q, created on first use).
  *
  * <p>Everything runs on the simulation thread: a register access or {@link #advance()} steps the clock, and every
  * agent (memory, TCP channels, the other RNIC) runs along. Host-side memory accesses ({@link #write}, {@link #read})
@@ -20,37 +39,65 @@ import rnic.transport.Transport;
  *
  * <p>{@link #awaitInterrupt} steps the clock watching the core's {@code interrupt} output ({@link #withInterrupt}):
  * the wait ends in the cycle the port is seen high, with no register access. Device time is cycles at
- * {@link #CLOCK_HZ}.
+ * {@link #clockHz()}.
  */
 public final class SimTransport implements Transport {
-    /** The simulated core's clock: 250 MHz, 4 ns per cycle (device time of {@link #awaitInterrupt}). */
-    public static final long CLOCK_HZ = 250_000_000L;
 
     private final Tb<?> tb;
     private final String name;
     private final Apb3Master apb;
     private final HostMemory memory;
     private final DmaAllocator allocator;
-    private final List<TcpEnd> connections;
+    private final List<TcpRxDriver> rx;
+    private final List<TcpTxMonitor> tx;
+    private final TcpNetwork.Host host;
+    private final IntFunction<TcpEnd> fixed;
+    private final TcpSlots slots;
     private final String description;
+    private final long clockHz;
+    private final long startCycle;
     private int advanceCycles;
     private SimSignal interrupt;
     private boolean closed;
 
     /**
      * @param name          e.g. "a"
-     * @param connections   connection q = the TCP end of QP q
+     * @param rx            slot s = the agent on {@code tcpRx_<s>}
+     * @param tx            slot s = the agent on {@code tcpTx_<s>}
+     * @param host          this device in the network (its slots are set to this transport's)
+     * @param fixed         the legacy fixed connection of QP q (created on first use)
      * @param advanceCycles cycles one {@link #advance()} steps
      * @param description   what {@link #describe()} returns
+     * @param clockHz       the core's declared clock frequency
      */
     public SimTransport(Tb<?> tb, String name, Apb3Master apb, HostMemory memory, DmaAllocator allocator,
-            List<TcpEnd> connections, int advanceCycles, String description) {
+            List<TcpRxDriver> rx, List<TcpTxMonitor> tx, TcpNetwork.Host host, IntFunction<TcpEnd> fixed,
+            int advanceCycles, String description, long clockHz) {
+        if (clockHz <= 0) {
+            throw new IllegalArgumentException("clock frequency must be positive, got " + clockHz + " Hz");
+        }
+        if (rx.size() != tx.size()) {
+            throw new IllegalArgumentException(rx.size() + " tcpRx agents but " + tx.size() + " tcpTx agents");
+        }
+        this.clockHz = clockHz;
+        this.startCycle = tb.cycle();
         this.tb = tb;
         this.name = name;
         this.apb = apb;
         this.memory = memory;
         this.allocator = allocator;
-        this.connections = List.copyOf(connections);
+        this.rx = List.copyOf(rx);
+        this.tx = List.copyOf(tx);
+        this.host = host;
+        this.fixed = fixed;
+        this.slots = new TcpSlots(name, rx.size(), (slot, end) -> {
+            this.rx.get(slot).bind(end);
+            this.tx.get(slot).bind(end);
+        });
+        host.slots((end, slot) -> {
+            open();
+            slots.bind(end, slot);
+        });
         this.description = description;
         withAdvanceCycles(advanceCycles);
     }
@@ -74,14 +121,9 @@ public final class SimTransport implements Transport {
         return this;
     }
 
-    /** Device cycles in {@code d} at {@link #CLOCK_HZ}, rounded up. */
-    public static long cycles(Duration d) {
-        if (d.isNegative() || d.isZero()) {
-            return 0;
-        }
-        long ns = d.toNanos();
-        return ns > Long.MAX_VALUE / CLOCK_HZ ? ns / 1_000_000_000L * CLOCK_HZ
-                : (ns * CLOCK_HZ + 999_999_999L) / 1_000_000_000L;
+    /** Device cycles in {@code d} at this core's {@link #clockHz()}, rounded up. */
+    public long cycles(Duration d) {
+        return rnic.driver.DeviceClock.cycles(d, clockHz);
     }
 
     @Override
@@ -166,19 +208,65 @@ public final class SimTransport implements Transport {
         return tb.cycle();
     }
 
-    @Override
-    public TcpConnection connection(int index) {
+    /**
+     * The fixed channel of QP {@code index} (a's slot q to b's slot q; its {@code handOver()} binds that slot): for
+     * channel-level tests of the simulation only; drivers use {@link #listen}/{@link #connect}.
+     */
+    public TcpEnd connection(int index) {
         open();
-        if (index < 0 || index >= connections.size()) {
+        if (index < 0 || index >= rx.size()) {
             throw new IllegalArgumentException(name + ": no connection " + index + "; the core has "
-                    + connections.size() + " (one per QP, 0 … " + (connections.size() - 1) + ")");
+                    + rx.size() + " (one per QP, 0 … " + (rx.size() - 1) + ")");
         }
-        return connections.get(index);
+        return fixed.apply(index);
     }
 
-    /** Connections (= QPs). */
+    /** Connections (= QPs = slots). */
     public int connectionCount() {
-        return connections.size();
+        return rx.size();
+    }
+
+    /** The end bound to slot {@code slot}, or {@code null}. */
+    public TcpEnd slot(int slot) {
+        return slots.end(slot);
+    }
+
+    @Override
+    public long clockHz() {
+        return clockHz;
+    }
+
+    /** {@inheritDoc} Cycles since this transport was built × 10<sup>9</sup> / {@link #clockHz()}, rounded down. */
+    @Override
+    public long nanoTime() {
+        return nanos(tb.cycle() - startCycle, clockHz);
+    }
+
+    /** {@code cycles} × 10<sup>9</sup> / {@code hz} without overflow (exact for {@code hz} below 9.2 GHz). */
+    static long nanos(long cycles, long hz) {
+        return cycles / hz * 1_000_000_000L + cycles % hz * 1_000_000_000L / hz;
+    }
+
+    @Override
+    public InetAddress localAddress() {
+        return host.address();
+    }
+
+    @Override
+    public TcpListener listen(InetSocketAddress local) {
+        open();
+        return host.listen(local);
+    }
+
+    @Override
+    public TcpConnection connect(InetSocketAddress remote) {
+        open();
+        return host.connect(remote);
+    }
+
+    @Override
+    public int connectionSlots() {
+        return rx.size();
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import rnic.transport.TcpConnection;
+import rnic.transport.TcpListener;
 import rnic.transport.Transport;
 
 /**
@@ -95,8 +96,39 @@ class HostThreadsTest {
         }
 
         @Override
-        public TcpConnection connection(int index) {
-            throw new UnsupportedOperationException();
+        public long clockHz() {
+            onOwner();
+            return 250_000_000L;
+        }
+
+        @Override
+        public long nanoTime() {
+            onOwner();
+            return cycle * 4;
+        }
+
+        @Override
+        public java.net.InetAddress localAddress() {
+            onOwner();
+            return java.net.InetAddress.getLoopbackAddress();
+        }
+
+        @Override
+        public TcpListener listen(java.net.InetSocketAddress local) {
+            onOwner();
+            throw new UnsupportedOperationException("no network in this stand-in");
+        }
+
+        @Override
+        public TcpConnection connect(java.net.InetSocketAddress remote) {
+            onOwner();
+            throw new UnsupportedOperationException("no network in this stand-in");
+        }
+
+        @Override
+        public int connectionSlots() {
+            onOwner();
+            return 4;
         }
 
         @Override

@@ -13,6 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import rnic.sim.tcp.Segmentation;
 import rnic.sim.tcp.TcpChannel;
+import rnic.sim.tcp.TcpEnd;
 import rnic.sim.tcp.TcpOptions;
 import rnic.sim.tcp.TcpStats;
 import rnic.transport.TcpConnection;
@@ -133,8 +134,8 @@ class SimTransportTest {
             Random rng = new Random(w + 2);
             int echoes = 0;
             for (int q = 0; q < FakeRnicPair.QPS; q++) {
-                TcpConnection a = sys.a().connection(q);
-                TcpConnection bb = sys.b().connection(q);
+                TcpEnd a = sys.a().connection(q);
+                TcpEnd bb = sys.b().connection(q);
                 byte[] req = bytes(rng, 24);
                 a.send(req);
                 assertArrayEquals(req, receive(sys.b(), bb, req.length));

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import rnic.cm.ConnectParams;
+import rnic.cm.ConnectionManager;
 import rnic.hw.top.RnicConfig;
 import rnic.hw.top.RnicPair;
 import rnic.sim.HostThreads;
@@ -15,7 +17,6 @@ import rnic.verbs.Access;
 import rnic.verbs.Completion;
 import rnic.verbs.CompletionQueue;
 import rnic.verbs.CompletionStatus;
-import rnic.verbs.ConnectParams;
 import rnic.verbs.Device;
 import rnic.verbs.DmaBuffer;
 import rnic.verbs.MemoryRegion;
@@ -143,8 +144,11 @@ public final class SystemBench {
                 .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
+    /** Where host b listens: its simulated address and the iWARP port. */
+    private static final java.net.InetSocketAddress B_LISTENS = new java.net.InetSocketAddress("10.0.0.2", 4791);
+
     private static ConnectParams params() {
-        return ConnectParams.defaults().withTimeoutCycles(500_000);
+        return ConnectParams.defaults().withTimeout(java.time.Duration.ofMillis(2)); // 500 000 cycles at 250 MHz
     }
 
     private static void responder(Transport t, boolean[] done) {
@@ -161,8 +165,8 @@ public final class SystemBench {
             for (int i = 0; i < 128; i++) {
                 qp.postRecv(RecvRequest.of(mrRecv.sge((long) i * RECV_SIZE, RECV_SIZE)));
             }
-            qp.accept(params().withPrivateData(ByteBuffer.allocate(12).putInt(mr.rkey()).putLong(mr.address())
-                    .array()));
+            new ConnectionManager(dev).listen(B_LISTENS).accept(qp, params().withPrivateData(ByteBuffer.allocate(12)
+                    .putInt(mr.rkey()).putLong(mr.address()).array()), java.time.Duration.ofMillis(40));
             Completion[] out = Completion.array(32);
             int slot = 0;
             while (!done[0]) {
@@ -188,7 +192,8 @@ public final class SystemBench {
             QueuePair qp = pd.createQueuePair(new QueuePair.Config(scq, rcq, QUEUE, 16, 0, 0));
             DmaBuffer mem = dev.allocate(64 * 1024);
             MemoryRegion mr = pd.registerMemory(mem, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            var c = qp.connect(params());
+            var c = new ConnectionManager(dev).connectWhenListening(B_LISTENS, qp, params(),
+                    java.time.Duration.ofMillis(20));
             ByteBuffer pdata = ByteBuffer.wrap(c.peerPrivateData());
             RemoteBuffer remote = new RemoteBuffer(pdata.getInt(), pdata.getLong());
             Completion[] out = Completion.array(QUEUE);

@@ -7,14 +7,16 @@ import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.function.Consumer;
+import rnic.cm.ConnectParams;
+import rnic.cm.Connection;
+import rnic.cm.ConnectionManager;
+import rnic.cm.Listener;
 import rnic.model.rdmap.AtomicAlu;
 import rnic.transport.Transport;
 import rnic.verbs.Access;
 import rnic.verbs.Completion;
 import rnic.verbs.CompletionQueue;
 import rnic.verbs.CompletionStatus;
-import rnic.verbs.ConnectParams;
-import rnic.verbs.Connection;
 import rnic.verbs.Device;
 import rnic.verbs.DmaBuffer;
 import rnic.verbs.MemoryRegion;
@@ -55,6 +57,9 @@ public final class DemoScenario {
     static final int RECV_SIZE = 2048;
     static final int RECV_COUNT = 12;
     static final long TIMEOUT = 200_000;
+
+    /** Where host b listens: its simulated address (RnicSystem: a 10.0.0.1, b 10.0.0.2) and the iWARP port 4791. */
+    static final java.net.InetSocketAddress B_LISTENS = new java.net.InetSocketAddress("10.0.0.2", 4791);
     static final long ATOMIC_INITIAL = 0x0123_4567_89AB_CDEFL;
 
     private final List<Row> rows = new ArrayList<>();
@@ -72,6 +77,7 @@ public final class DemoScenario {
     private int invalidatedStag;
     private boolean aDone;
     private boolean aAborted;
+    private boolean bListening;
 
     public DemoScenario(Consumer<String> progress) {
         this.progress = progress;
@@ -108,7 +114,8 @@ public final class DemoScenario {
     }
 
     private static ConnectParams params() {
-        return ConnectParams.defaults().withReceiveMarkers(true).withCrc(true).withTimeoutCycles(TIMEOUT);
+        return ConnectParams.defaults().withReceiveMarkers(true).withCrc(true)
+                .withTimeout(java.time.Duration.ofNanos(TIMEOUT * 4)); // TIMEOUT cycles at 250 MHz
     }
 
     // ------------------------------------------------------------------------------------------------ host b
@@ -143,7 +150,11 @@ public final class DemoScenario {
             for (MemoryRegion mr : List.of(mrWrite, mrRead, mrAtomic, mrDoomed)) {
                 pdata.putInt(mr.rkey()).putLong(mr.address());
             }
-            Connection c = qp.accept(params().withPrivateData(pdata.array()));
+            // b listens on its address and port; a connects there (rnic.cm, like rdma_listen / rdma_connect)
+            Listener listener = new ConnectionManager(dev).listen(B_LISTENS);
+            bListening = true;
+            Connection c = listener.accept(qp, params().withPrivateData(pdata.array()),
+                    java.time.Duration.ofNanos(TIMEOUT * 40));
             peerRows.add(new Row("MPA accept: " + describe(c), 0, "RTS", 0,
                     "peer said \"" + new String(c.peerPrivateData(), java.nio.charset.StandardCharsets.US_ASCII)
                             + "\""));
@@ -272,11 +283,19 @@ public final class DemoScenario {
                 qp.postRecv(RecvRequest.of(mrRecv.sge((long) i * RECV_SIZE, RECV_SIZE)));
             }
 
-            progress("MPA Request/Reply on TCP connection " + QP + " (markers, CRC, RFC 6581)");
+            progress("connect to " + B_LISTENS.getAddress().getHostAddress() + ":" + B_LISTENS.getPort()
+                    + ": MPA Request/Reply (markers, CRC, RFC 6581)");
+            // a connects once b listens: a refused attempt would put a SYN/RST pair into the capture
+            for (long w = dev.cycles(); !bListening && dev.cycles() - w < 40 * TIMEOUT;) {
+                t.advance();
+            }
             long c0 = dev.cycles();
-            Connection c = qp.connect(params().withPrivateData(
-                    "hello from a".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
-            rows.add(new Row("MPA connect: " + describe(c), 0, "RTS", dev.cycles() - c0, "Reply accepted"));
+            Connection c = new ConnectionManager(dev).connectWhenListening(B_LISTENS, qp, params().withPrivateData(
+                    "hello from a".getBytes(java.nio.charset.StandardCharsets.US_ASCII)),
+                    java.time.Duration.ofNanos(TIMEOUT * 40));
+            rows.add(new Row("MPA connect " + c.localAddress().getAddress().getHostAddress() + " → "
+                    + B_LISTENS.getAddress().getHostAddress() + ":" + B_LISTENS.getPort() + ": " + describe(c), 0,
+                    "RTS", dev.cycles() - c0, "Reply accepted"));
             ByteBuffer pdata = ByteBuffer.wrap(c.peerPrivateData()).order(ByteOrder.BIG_ENDIAN);
             RemoteBuffer writeTarget = new RemoteBuffer(pdata.getInt(), pdata.getLong());
             RemoteBuffer readSource = new RemoteBuffer(pdata.getInt(), pdata.getLong());
@@ -423,7 +442,7 @@ public final class DemoScenario {
     }
 
     private Completion awaitOne(CompletionQueue cq, Completion[] out) {
-        int n = cq.awaitCount(out, 1, TIMEOUT);
+        int n = cq.awaitCount(out, 1, java.time.Duration.ofNanos(TIMEOUT * 4)); // TIMEOUT cycles at 250 MHz
         return n == 0 ? null : out[0];
     }
 

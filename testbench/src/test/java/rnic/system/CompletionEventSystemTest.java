@@ -14,6 +14,9 @@ import java.util.EnumSet;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import rnic.cm.ConnectParams;
+import rnic.cm.Connection;
+import rnic.cm.ConnectionManager;
 import rnic.sim.RnicSystem;
 import rnic.transport.Transport;
 import rnic.verbs.Access;
@@ -24,7 +27,6 @@ import rnic.verbs.CompletionChannel;
 import rnic.verbs.CompletionOpcode;
 import rnic.verbs.CompletionQueue;
 import rnic.verbs.CompletionStatus;
-import rnic.verbs.ConnectParams;
 import rnic.verbs.Device;
 import rnic.verbs.DmaBuffer;
 import rnic.verbs.InvalidRequestException;
@@ -59,7 +61,7 @@ import rnic.wire.TerminateCause;
  */
 @Tag("verilator")
 class CompletionEventSystemTest {
-    private static final long CONNECT_CYCLES = 200_000;
+    private static final Duration CONNECT = Duration.ofNanos(200_000 * 4L);
     private static final Duration QUIET = Duration.ofNanos(100_000);
     private static final Duration LONG = Duration.ofMillis(2);
 
@@ -85,7 +87,8 @@ class CompletionEventSystemTest {
             for (int i = 0; i < 8; i++) {
                 qp.postRecv(RecvRequest.of(mr.sge(4096 + 256 * i, 256)));
             }
-            var conn = qp.connect(ConnectParams.defaults().withTimeoutCycles(CONNECT_CYCLES));
+            var conn = SystemRig.connect(new ConnectionManager(dev), SystemRig.B_LISTENS, qp,
+                    ConnectParams.defaults().withTimeout(CONNECT));
             java.nio.ByteBuffer pdata = java.nio.ByteBuffer.wrap(conn.peerPrivateData());
             RemoteBuffer readOnly = new RemoteBuffer(pdata.getInt(), pdata.getLong());
             Completion[] out = Completion.array(8);
@@ -149,7 +152,8 @@ class CompletionEventSystemTest {
             }
             byte[] pdata = java.nio.ByteBuffer.allocate(12).putInt(readOnly.rkey()).putLong(readOnly.address())
                     .array();
-            qp.accept(ConnectParams.defaults().withTimeoutCycles(CONNECT_CYCLES).withPrivateData(pdata));
+            Connection conn = new ConnectionManager(dev).listen(SystemRig.B_LISTENS).accept(qp,
+                    ConnectParams.defaults().withTimeout(CONNECT).withPrivateData(pdata), CONNECT);
             Completion[] out = Completion.array(8);
 
             // Misuse is refused and changes nothing.
@@ -212,7 +216,7 @@ class CompletionEventSystemTest {
             assertEquals(TerminateCause.DDP_PLACEMENT_NOT_ALLOWED, e.terminateCause(), e.toString());
             bSaw.add("terminate " + e.terminateLayer() + "/" + e.terminateEtype() + "/" + e.terminateErrorCode());
             assertNull(h.channel().await(Duration.ofNanos(4_000)), "b: no completion event was asked for");
-            qp.disconnect();
+            conn.disconnect();
             // let a see the FIN before b's host ends (b's device stays up meanwhile)
             assertNull(h.async().await(Duration.ofNanos(200_000)), "b: nothing more on its own asynchronous channel");
             h.scq().close();

@@ -9,13 +9,15 @@ import java.util.List;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import rnic.cm.ConnectParams;
+import rnic.cm.ConnectionManager;
+import rnic.cm.Listener;
 import rnic.sim.RnicSystem;
 import rnic.transport.Transport;
 import rnic.verbs.Access;
 import rnic.verbs.Completion;
 import rnic.verbs.CompletionQueue;
 import rnic.verbs.CompletionStatus;
-import rnic.verbs.ConnectParams;
 import rnic.verbs.Device;
 import rnic.verbs.DmaBuffer;
 import rnic.verbs.MemoryRegion;
@@ -60,7 +62,7 @@ class CompletionStatusSystemTest {
     private boolean bReady;
 
     private static ConnectParams params() {
-        return ConnectParams.defaults().withTimeoutCycles(TIMEOUT);
+        return ConnectParams.defaults().withTimeout(java.time.Duration.ofNanos(TIMEOUT * 4)); // cycles at 250 MHz
     }
 
     /** Collects completions of {@code qp} from {@code cq} until one matches {@code last} or the timeout. */
@@ -95,9 +97,10 @@ class CompletionStatusSystemTest {
             CompletionQueue rcq = dev.createCompletionQueue(128);
             DmaBuffer src = dev.allocate(4096);
             MemoryRegion mr = pd.registerMemory(src, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            ConnectionManager cm = new ConnectionManager(dev);
             for (int q = 0; q < 4; q++) {
                 QueuePair qp = pd.createQueuePair(new QueuePair.Config(scq, rcq, 16, 16, 0, q));
-                var c = qp.connect(params());
+                var c = SystemRig.connect(cm, SystemRig.B_LISTENS, qp, params());
                 java.nio.ByteBuffer pdata = java.nio.ByteBuffer.wrap(c.peerPrivateData());
                 RemoteBuffer target = new RemoteBuffer(pdata.getInt(), pdata.getLong());
                 WorkRequest bad = switch (q) {
@@ -138,6 +141,7 @@ class CompletionStatusSystemTest {
             MemoryRegion atomics = pd.registerMemory(buf, 1024, 1024,
                     EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_ATOMIC));
             MemoryRegion recv = pd.registerMemory(buf, 2048, 2048, EnumSet.of(Access.LOCAL_WRITE));
+            Listener listener = new ConnectionManager(dev).listen(SystemRig.B_LISTENS);
             for (int q = 0; q < 4; q++) {
                 QueuePair qp = pd.createQueuePair(new QueuePair.Config(scq, rcq, 16, 16, 0, q));
                 if (q == 2) {
@@ -149,7 +153,7 @@ class CompletionStatusSystemTest {
                 MemoryRegion target = q == 3 ? atomics : readOnly;
                 byte[] pdata = java.nio.ByteBuffer.allocate(12).putInt(target.rkey()).putLong(target.address())
                         .array();
-                qp.accept(params().withPrivateData(pdata));
+                listener.accept(qp, params().withPrivateData(pdata), java.time.Duration.ofNanos(TIMEOUT * 40));
                 List<CompletionStatus> s = new ArrayList<>();
                 TerminateCause cause = null;
                 for (Completion x : until(dev, scq, q, Completion::isQpError)) {

@@ -4,19 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import rnic.cm.ConnectParams;
+import rnic.cm.Connection;
+import rnic.cm.ConnectionManager;
 import rnic.sim.RnicSystem;
 import rnic.transport.Transport;
 import rnic.verbs.Access;
 import rnic.verbs.Completion;
 import rnic.verbs.CompletionQueue;
 import rnic.verbs.CompletionStatus;
-import rnic.verbs.ConnectParams;
-import rnic.verbs.Connection;
 import rnic.verbs.Device;
 import rnic.verbs.DmaBuffer;
 import rnic.verbs.LocalProtectionException;
@@ -58,7 +60,7 @@ class QueuePairSystemTest {
     private int readsDone;
 
     private static ConnectParams params() {
-        return ConnectParams.defaults().withTimeoutCycles(TIMEOUT);
+        return ConnectParams.defaults().withTimeout(Duration.ofNanos(TIMEOUT * 4)); // cycles at 250 MHz
     }
 
     private <E extends VerbsException> void expect(Class<E> type, String what, Runnable r) {
@@ -76,7 +78,7 @@ class QueuePairSystemTest {
 
     private void completeOne(Device dev, CompletionQueue cq, String what) {
         Completion[] out = Completion.array(1);
-        int n = cq.awaitCount(out, 1, TIMEOUT);
+        int n = cq.awaitCount(out, 1, Duration.ofNanos(TIMEOUT * 4)); // TIMEOUT cycles at 250 MHz
         if (n != 1 || out[0].status() != CompletionStatus.SUCCESS) {
             failures.add(what + ": " + (n == 0 ? "no completion" : out[0].toString()));
         }
@@ -102,7 +104,8 @@ class QueuePairSystemTest {
             expect(WrongStateException.class, "INIT -> RTS", () -> qp.modify(QpState.RTS));
             log.add("after refused move: " + qp.state());
 
-            connection = qp.connect(params().withIrdOrd(8, 8));
+            connection = SystemRig.connect(new ConnectionManager(dev), SystemRig.B_LISTENS, qp,
+                    params().withIrdOrd(8, 8));
             log.add("connected: " + qp.state() + ", ORD " + connection.ord());
             ByteBuffer p = ByteBuffer.wrap(connection.peerPrivateData());
             RemoteBuffer source = new RemoteBuffer(p.getInt(), p.getLong());
@@ -182,8 +185,9 @@ class QueuePairSystemTest {
             DmaBuffer buf = dev.allocate(16384);
             MemoryRegion mr = pd.registerMemory(buf, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE,
                     Access.REMOTE_READ));
-            qp.accept(params().withIrdOrd(2, 2)
-                    .withPrivateData(ByteBuffer.allocate(12).putInt(mr.rkey()).putLong(mr.address()).array()));
+            new ConnectionManager(dev).listen(SystemRig.B_LISTENS).accept(qp, params().withIrdOrd(2, 2)
+                    .withPrivateData(ByteBuffer.allocate(12).putInt(mr.rkey()).putLong(mr.address()).array()),
+                    Duration.ofNanos(TIMEOUT * 40));
             // stay up (and answer Reads) until the requester has taken its QP down
             Completion[] out = Completion.array(4);
             long t0 = dev.cycles();

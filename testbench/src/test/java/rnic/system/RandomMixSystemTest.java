@@ -13,6 +13,9 @@ import java.util.Random;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import rnic.cm.ConnectParams;
+import rnic.cm.ConnectionManager;
+import rnic.cm.Listener;
 import rnic.sim.RnicSystem;
 import rnic.sim.tcp.Segmentation;
 import rnic.sim.tcp.TcpChannel;
@@ -22,7 +25,6 @@ import rnic.verbs.Access;
 import rnic.verbs.Completion;
 import rnic.verbs.CompletionQueue;
 import rnic.verbs.CompletionStatus;
-import rnic.verbs.ConnectParams;
 import rnic.verbs.Device;
 import rnic.verbs.DmaBuffer;
 import rnic.verbs.MemoryRegion;
@@ -116,6 +118,8 @@ class RandomMixSystemTest {
             // 16 4-KB slots per QP; a slot is busy from posting until its completion is seen (at most 8 are)
             DmaBuffer local = dev.allocate(LOCAL_SLOTS * 4096);
             MemoryRegion mrLocal = pd.registerMemory(local, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            ConnectionManager cm = new ConnectionManager(dev);
+            Listener listener = initiator ? null : cm.listen(SystemRig.B_LISTENS);
             for (int q = 0; q < QPS; q++) {
                 qps[q] = pd.createQueuePair(new QueuePair.Config(scq, rcq, 16, 16, 0, q));
                 target[q] = dev.allocate(TARGET);
@@ -137,8 +141,10 @@ class RandomMixSystemTest {
                 for (MemoryRegion mr : new MemoryRegion[] {t1, s1, c1}) {
                     pdata.putInt(mr.rkey()).putLong(mr.address());
                 }
-                ConnectParams p = ConnectParams.defaults().withTimeoutCycles(TIMEOUT).withPrivateData(pdata.array());
-                var c = initiator ? qps[q].connect(p) : qps[q].accept(p);
+                ConnectParams p = ConnectParams.defaults().withTimeout(java.time.Duration.ofNanos(TIMEOUT * 4))
+                        .withPrivateData(pdata.array()); // TIMEOUT cycles at 250 MHz
+                var c = initiator ? SystemRig.connect(cm, SystemRig.B_LISTENS, qps[q], p)
+                        : listener.accept(qps[q], p, java.time.Duration.ofNanos(TIMEOUT * 40));
                 ByteBuffer r = ByteBuffer.wrap(c.peerPrivateData());
                 remote[q] = new RemoteBuffer[] {new RemoteBuffer(r.getInt(), r.getLong()),
                         new RemoteBuffer(r.getInt(), r.getLong()), new RemoteBuffer(r.getInt(), r.getLong())};

@@ -1,10 +1,16 @@
 package rnic.system;
 
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import rnic.cm.ConnectParams;
+import rnic.cm.Connection;
+import rnic.cm.ConnectionManager;
 import rnic.hw.top.RnicConfig;
 import rnic.hw.top.RnicPair;
 import rnic.sim.HostThreads;
 import rnic.sim.RnicSystem;
 import rnic.sim.SimModel;
+import rnic.verbs.QueuePair;
 
 /**
  * The two-RNIC system the system tests share: one compiled {@link RnicPair} model (W = 64, 4 QPs per RNIC), each
@@ -15,6 +21,17 @@ final class SystemRig {
     }
 
     static final int WIDTH = 64;
+
+    /** Where host b listens: its simulated address and the iWARP port. */
+    static final InetSocketAddress B_LISTENS = new InetSocketAddress("10.0.0.2", 4791);
+
+    /** How long an Initiator keeps trying while b's listener is not up yet (both hosts start together). */
+    static final Duration LISTENER_PATIENCE = Duration.ofMillis(20);
+
+    /** Connects {@code qp} to {@code remote}, trying again while b's listener is not up yet. */
+    static Connection connect(ConnectionManager cm, InetSocketAddress remote, QueuePair qp, ConnectParams params) {
+        return cm.connectWhenListening(remote, qp, params, LISTENER_PATIENCE);
+    }
 
     static SimModel<RnicPair> model() {
         return SimModel.of("RnicPair-w" + WIDTH, () -> new RnicPair(RnicConfig.defaults().withDataWidth(WIDTH)));

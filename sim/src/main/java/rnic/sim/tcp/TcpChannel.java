@@ -1,5 +1,6 @@
 package rnic.sim.tcp;
 
+import java.net.InetSocketAddress;
 import java.util.Random;
 import rnic.sim.Agent;
 
@@ -19,8 +20,12 @@ import rnic.sim.Agent;
  * {@link Agent}: one {@link #tick()} per clock cycle (in {@link #drive()}), or call {@link #tick()} directly in a pure
  * Java test. {@link #busy()} holds while octets are queued or on the wire.
  *
- * <p>With a {@link TcpWireCapture} the channel writes its handshake at creation, every segment and ACK as it goes,
- * and the FIN exchange at {@link #close()}.
+ * <p>With a {@link TcpWireCapture} the channel writes its handshake when it starts, every segment and ACK as it goes,
+ * the FIN exchange at {@link #close()}, and a RST when an end {@link TcpEnd#abort() aborts}.
+ *
+ * <p>A channel of a {@link TcpNetwork} is created by an active open and not started: its client end is neither
+ * established nor refused until the network {@link #start starts} it (the listener accepted) or
+ * {@link #refuse refuses} it. The other constructors start at once.
  */
 public final class TcpChannel implements Agent, AutoCloseable {
     /** How the bytes travel. */
@@ -39,11 +44,14 @@ public final class TcpChannel implements Agent, AutoCloseable {
     private final TcpEnd b;
     private final TcpStats[] stats;
     private final TcpWireCapture capture;
-    private final ModelPath ab;
-    private final ModelPath ba;
-    private final KernelLink link;
+    private ModelPath ab;
+    private ModelPath ba;
+    private KernelLink link;
+    private final Random rng;
     private long cycle;
+    private boolean started;
     private boolean closed;
+    private boolean reset;
 
     /**
      * @param name       e.g. "qp0" (ends are "qp0.a", "qp0.b")
@@ -53,19 +61,51 @@ public final class TcpChannel implements Agent, AutoCloseable {
      * @param startCycle the cycle of the first {@link #tick()} (for capture timestamps)
      */
     public TcpChannel(String name, TcpOptions options, Random rng, TcpWireCapture capture, long startCycle) {
+        this(name, options, rng, capture, new InetSocketAddress("10.0.0.1", 49152),
+                new InetSocketAddress("10.0.0.2", 20049));
+        start(startCycle);
+    }
+
+    /**
+     * A channel that has not started: its client end is connecting until {@link #start} or
+     * {@link #refuse}.
+     *
+     * @param client the active opener's address and port (end a)
+     * @param server the listener's address and port (end b)
+     */
+    public TcpChannel(String name, TcpOptions options, Random rng, TcpWireCapture capture,
+            InetSocketAddress client, InetSocketAddress server) {
         this.name = name;
         this.options = options;
+        this.rng = rng;
         this.clientIsn = options.clientIsn() != TcpOptions.RANDOM_ISN ? options.clientIsn()
                 : rng.nextLong() & 0xFFFF_FFFFL;
         this.serverIsn = options.serverIsn() != TcpOptions.RANDOM_ISN ? options.serverIsn()
                 : rng.nextLong() & 0xFFFF_FFFFL;
         this.capture = capture;
-        this.cycle = startCycle;
         long aBase = clientIsn + 1;
         long bBase = serverIsn + 1;
         this.a = new TcpEnd(name + ".a", aBase, bBase, options.window(), options.txBuffer());
         this.b = new TcpEnd(name + ".b", bBase, aBase, options.window(), options.txBuffer());
+        a.addresses(client, server);
+        b.addresses(server, client);
+        a.connecting();
         this.stats = new TcpStats[] {new TcpStats(name + " a->b"), new TcpStats(name + " b->a")};
+    }
+
+    /**
+     * The three-way handshake completes: written to the capture (SYN and SYN-ACK at {@code startCycle} - 1, the ACK at
+     * {@code startCycle}), the paths come up, the client end is established; the first {@link #tick()} is cycle
+     * {@code startCycle}.
+     */
+    public void start(long startCycle) {
+        if (started || closed) {
+            throw new IllegalStateException(name + ": already " + (started ? "started" : "closed"));
+        }
+        started = true;
+        this.cycle = startCycle;
+        long aBase = clientIsn + 1;
+        long bBase = serverIsn + 1;
         if (capture != null) {
             capture.handshake(startCycle, clientIsn, serverIsn, options.mss(), options.window(), options.window());
         }
@@ -74,12 +114,41 @@ public final class TcpChannel implements Agent, AutoCloseable {
             ba = new ModelPath(1, b, a, options, rng, stats[1], bBase, capture);
             ab.reverse = ba;
             ba.reverse = ab;
-            link = null;
         } else {
-            ab = null;
-            ba = null;
             link = new KernelLink(a, b, stats, new long[] {aBase, bBase}, capture, options);
         }
+        a.establish();
+    }
+
+    /**
+     * Nothing listens at the server's address: the capture shows the client's SYN at {@code cycle} - 1 and the RST-ACK
+     * that answered it at {@code cycle} (like {@link #start}, the exchange takes 1 µs in the capture, so frames stay in
+     * time order); the client end becomes {@link TcpEnd#refused()}; the channel is closed.
+     */
+    public void refuse(long cycle) {
+        if (started || closed) {
+            throw new IllegalStateException(name + ": already " + (started ? "started" : "closed"));
+        }
+        if (capture != null) {
+            capture.refused(cycle - 1, cycle, clientIsn, options.mss(), options.window());
+        }
+        closed = true;
+        a.refuse();
+    }
+
+    /** Whether {@link #start} ran (the handshake completed). */
+    public boolean started() {
+        return started;
+    }
+
+    /** Whether the connection was reset (an end aborted). */
+    public boolean wasReset() {
+        return reset;
+    }
+
+    /** Whether nothing more will happen on this channel: closed, reset, refused. */
+    public boolean over() {
+        return closed;
     }
 
     /** A channel with {@code options}, no capture, starting at cycle 0. */
@@ -143,7 +212,11 @@ public final class TcpChannel implements Agent, AutoCloseable {
 
     /** One clock cycle of both directions. */
     public void tick() {
-        if (closed) {
+        if (closed || !started) {
+            return;
+        }
+        if (a.abortRequested() || b.abortRequested()) {
+            abortFrom(a.abortRequested() ? 0 : 1);
             return;
         }
         if (link != null) {
@@ -155,9 +228,29 @@ public final class TcpChannel implements Agent, AutoCloseable {
         cycle++;
     }
 
-    /** Nothing queued to send, nothing on the wire or unacknowledged, in either direction. */
+    /**
+     * End {@code from} aborted: a RST from it (carrying what it would send next and what it acknowledges), everything
+     * queued or in flight is dropped, both ends see the reset; KERNEL sockets are closed.
+     */
+    private void abortFrom(int from) {
+        closed = true;
+        reset = true;
+        if (capture != null) {
+            long seq = link != null ? link.seq(from) : (from == 0 ? ab : ba).nextSeq();
+            long ack = link != null ? link.seq(1 - from) : (from == 0 ? ba : ab).ackSeq();
+            capture.rst(from, cycle, seq, ack);
+        }
+        if (link != null) {
+            link.close();
+        }
+        a.resetByRst();
+        b.resetByRst();
+        cycle++;
+    }
+
+    /** Nothing queued to send, nothing on the wire or unacknowledged, in either direction (or not started). */
     public boolean idle() {
-        return closed || (link != null ? link.idle() : ab.idle() && ba.idle());
+        return closed || !started || (link != null ? link.idle() : ab.idle() && ba.idle());
     }
 
     @Override
@@ -181,6 +274,10 @@ public final class TcpChannel implements Agent, AutoCloseable {
             return;
         }
         closed = true;
+        if (!started) {
+            a.refuse(); // torn down before the handshake completed
+            return;
+        }
         if (capture != null) {
             boolean aFin = link != null ? link.finSeen(0) : ab.finSent();
             boolean bFin = link != null ? link.finSeen(1) : ba.finSent();

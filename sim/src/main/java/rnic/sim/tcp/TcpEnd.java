@@ -1,5 +1,6 @@
 package rnic.sim.tcp;
 
+import java.net.InetSocketAddress;
 import rnic.transport.TcpConnection;
 
 /**
@@ -14,8 +15,27 @@ import rnic.transport.TcpConnection;
  * the switch point (the driver programs them as SeqStart); {@link #coreSendSequence()} and
  * {@link #coreReceiveSequence()} follow the core. Sequence numbers are 32-bit TCP sequence numbers (modulo
  * 2<sup>32</sup>).
+ *
+ * <p><b>Slots.</b> In a system of simulated cores the end belongs to a {@link SlotBinder} (the transport of its core):
+ * {@link #handOver(int)} binds it to that core's connection slot (its {@code tcpRx_<slot>} / {@code tcpTx_<slot>}
+ * agents). A pure channel (no binder) hands over with {@link #handOver()} and is driven through the {@code core…}
+ * methods directly.
+ *
+ * <p><b>Lifecycle.</b> An end of an active open starts neither {@link #established()} nor {@link #refused()} until
+ * the network decides; data {@link #send sent} before waits. {@link #close()} sends FIN after the queued octets: the
+ * peer sees {@link #peerFinished()} and {@link #closed()}. {@link #abort()} sends RST: the peer sees {@link #closed()}
+ * only.
  */
 public final class TcpEnd implements TcpConnection {
+    /** Binds an end to one of its core's connection slots; set by the simulation that owns the slots. */
+    public interface SlotBinder {
+        /**
+         * Binds {@code end} to slot {@code slot}'s receive and transmit agents, or throws (slot out of range, slot
+         * still bound to a connection that is not closed) without changing anything.
+         */
+        void bind(TcpEnd end, int slot);
+    }
+
     private static final long MASK = 0xFFFF_FFFFL;
 
     private final String name;
@@ -32,8 +52,17 @@ public final class TcpEnd implements TcpConnection {
     private boolean handedOver;
     private long handOverTx = -1;
     private long handOverRx = -1;
-    private boolean peerClosed;
+    private boolean peerFinished;
+    private boolean reset;
     private boolean hostClosed;
+    private boolean abortRequested;
+    private boolean established = true;
+    private boolean refused;
+    private InetSocketAddress local = new InetSocketAddress("10.0.0.1", 49152);
+    private InetSocketAddress remote = new InetSocketAddress("10.0.0.2", 20049);
+    private SlotBinder binder;
+    private int legacySlot = -1;
+    private int slot = -1;
 
     TcpEnd(String name, long txBase, long rxBase, int rxCapacity, int txCapacity) {
         this.name = name;
@@ -83,21 +112,121 @@ public final class TcpEnd implements TcpConnection {
         return (rxBase + (handedOver ? handOverRx : rxOffset)) & MASK;
     }
 
-    @Override
+    /**
+     * Hands both directions to the core side at the exact octet (MPA-26). A pure channel's end (no
+     * {@link SlotBinder}) just switches to the core side; an end of a fixed per-QP channel
+     * ({@code SimTransport.connection(q)}) hands over to slot q; an end from {@code connect}/{@code accept} refuses
+     * (it has no fixed slot: use {@link #handOver(int)}).
+     */
     public void handOver() {
+        if (binder == null) {
+            requireCanHandOver();
+            switchOver();
+        } else if (legacySlot >= 0) {
+            handOver(legacySlot);
+        } else {
+            throw new IllegalStateException(name + ": a connection from connect()/accept() has no fixed slot; "
+                    + "use handOver(slot)");
+        }
+    }
+
+    @Override
+    public void handOver(int slot) {
+        requireCanHandOver();
+        if (binder == null) {
+            throw new IllegalStateException(name + ": not attached to a core's connection slots (a pure channel "
+                    + "end hands over with handOver())");
+        }
+        binder.bind(this, slot); // throws before anything changes when the slot is not free
+        this.slot = slot;
+        switchOver();
+    }
+
+    private void requireCanHandOver() {
         if (handedOver) {
             throw new IllegalStateException(name + ": already handed over to the core (at send seq "
-                    + Long.toHexString((txBase + handOverTx) & MASK) + ")");
+                    + Long.toHexString((txBase + handOverTx) & MASK) + (slot >= 0 ? ", slot " + slot : "") + ")");
         }
+        if (refused) {
+            throw new IllegalStateException(name + ": the connection was refused (nothing listened at " + remote
+                    + "); nothing to hand over");
+        }
+        if (!established) {
+            throw new IllegalStateException(name + ": the TCP handshake with " + remote + " has not completed; "
+                    + "wait for established()");
+        }
+        if (hostClosed || abortRequested || reset) {
+            throw new IllegalStateException(name + ": the connection is closed; nothing to hand over");
+        }
+    }
+
+    private void switchOver() {
         handedOver = true;
         handOverTx = txOffset;
         handOverRx = rxOffset;
     }
 
-    /** {@inheritDoc} (its FIN arrived after every octet it sent, or the channel was torn down) */
+    /** The slot this end was handed over to, or -1 (not handed over, or a pure channel end). */
+    public int slot() {
+        return slot;
+    }
+
+    /** {@inheritDoc} (its FIN arrived after every octet it sent, the channel was torn down, or a RST) */
     @Override
     public boolean closed() {
-        return peerClosed;
+        return peerFinished || reset;
+    }
+
+    @Override
+    public boolean peerFinished() {
+        return peerFinished;
+    }
+
+    /** Whether the connection was reset (by either end's {@link #abort()}, or a listener closed before accept). */
+    public boolean wasReset() {
+        return reset;
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return remote;
+    }
+
+    @Override
+    public boolean established() {
+        return established;
+    }
+
+    @Override
+    public boolean refused() {
+        return refused;
+    }
+
+    /**
+     * {@inheritDoc} The channel sends the RST on its next cycle; octets queued or in flight are dropped, and neither
+     * end may send afterwards.
+     */
+    @Override
+    public void abort() {
+        abortRequested = true;
+    }
+
+    /** Whether {@link #abort()} was called. */
+    public boolean abortRequested() {
+        return abortRequested;
+    }
+
+    /**
+     * Whether the slot this end is bound to may take another connection: this end was closed or aborted by its
+     * host, or the connection ended from the peer's side ({@link #closed()}).
+     */
+    public boolean slotReleasable() {
+        return hostClosed || abortRequested || closed();
     }
 
     /**
@@ -116,8 +245,11 @@ public final class TcpEnd implements TcpConnection {
     }
 
     private void requireOpen(String what) {
-        if (hostClosed) {
-            throw new IllegalStateException(name + ": " + what + " after close()");
+        if (hostClosed || abortRequested) {
+            throw new IllegalStateException(name + ": " + what + " after " + (abortRequested ? "abort()" : "close()"));
+        }
+        if (refused) {
+            throw new IllegalStateException(name + ": " + what + " on a refused connection to " + remote);
         }
     }
 
@@ -182,7 +314,7 @@ public final class TcpEnd implements TcpConnection {
 
     /** Whether the core may hand over another segment (the send buffer has room). */
     public boolean coreCanSend() {
-        return handedOver && !hostClosed && !peerClosed && tx.size() < txCapacity;
+        return handedOver && !hostClosed && !abortRequested && !closed() && tx.size() < txCapacity;
     }
 
     /** Queues one segment the core sent on tcpTx (it goes on the wire after every earlier octet). */
@@ -223,7 +355,42 @@ public final class TcpEnd implements TcpConnection {
 
     /** The peer's FIN arrived (or the channel was torn down). */
     void peerClosed() {
-        peerClosed = true;
+        peerFinished = true;
+    }
+
+    /** The connection was reset (a RST either way). */
+    void resetByRst() {
+        reset = true;
+    }
+
+    /** Addresses of this end and of its peer (what the capture shows). */
+    void addresses(InetSocketAddress local, InetSocketAddress remote) {
+        this.local = local;
+        this.remote = remote;
+    }
+
+    /** The handshake has not completed yet (an active open in a network). */
+    void connecting() {
+        established = false;
+    }
+
+    /** The handshake completed. */
+    void establish() {
+        established = true;
+    }
+
+    /** Nothing listened at the remote address: the SYN got a RST. */
+    void refuse() {
+        refused = true;
+    }
+
+    /**
+     * Attaches the end to a core's slots; {@code legacySlot} ≥ 0 for a fixed per-QP channel (the slot
+     * {@link #handOver()} uses), -1 otherwise.
+     */
+    public void attach(SlotBinder binder, int legacySlot) {
+        this.binder = binder;
+        this.legacySlot = legacySlot;
     }
 
     @Override

@@ -11,10 +11,16 @@ import rnic.sim.SimSignal;
  * {@link TcpRxPacker}, presented when the {@link Pacer} allows (idle insertion), held stable until taken; the octets
  * leave the end's receive buffer — and free TCP window — only when the core takes them, so a core that stalls
  * back-pressures the sender.
+ *
+ * <p><b>Binding.</b> The driver serves one connection slot; which {@link TcpEnd} feeds it is {@link #bind bound} when
+ * a connection hands over to the slot, and may be rebound to another end after that connection closed (a QP reused).
+ * Unbound, the port is idle: {@code valid} stays low. A beat already presented when the slot is rebound is still
+ * presented unchanged until taken (the stream contract) and is taken from the end it came from.
  */
 public final class TcpRxDriver implements Agent {
     private final String name;
-    private final TcpEnd end;
+    private TcpEnd end;
+    private TcpEnd currentEnd;
     private final TcpRxPacker packer;
     private final Pacer pacer;
     private final SimSignal valid;
@@ -31,8 +37,8 @@ public final class TcpRxDriver implements Agent {
      * @param stream the stream port's name, e.g. {@code "a_tcpRx_0"} ({@code _valid}, {@code _ready},
      *               {@code _payload_tdata}, {@code _payload_tkeep}, {@code _payload_seq})
      */
-    public TcpRxDriver(Ports ports, String stream, TcpEnd end, TcpRxPacker.Policy policy, Pacer pacer,
-            java.util.Random rng) {
+    public TcpRxDriver(Ports ports, String stream, TcpEnd end /* null: unbound */, TcpRxPacker.Policy policy,
+            Pacer pacer, java.util.Random rng) {
         this.name = stream;
         this.end = end;
         this.pacer = pacer;
@@ -52,7 +58,7 @@ public final class TcpRxDriver implements Agent {
     @Override
     public void sample() {
         if (current != null && ready.getBool()) {
-            packer.taken(end, current);
+            packer.taken(currentEnd, current);
             beats++;
             octets += current.len();
             current = null;
@@ -64,12 +70,13 @@ public final class TcpRxDriver implements Agent {
         if (current != null) {
             return; // presented and not yet taken: keep valid and payload
         }
-        TcpRxPacker.Beat b = pacer.allow() ? packer.next(end) : null;
+        TcpRxPacker.Beat b = end != null && pacer.allow() ? packer.next(end) : null;
         if (b == null) {
             valid.set(false);
             return;
         }
         current = b;
+        currentEnd = end;
         tdata.setOctets(b.data(), 0, b.data().length);
         tkeep.set(b.keep());
         seq.set(b.seq() & 0xFFFF_FFFFL);
@@ -78,7 +85,17 @@ public final class TcpRxDriver implements Agent {
 
     @Override
     public boolean busy() {
-        return current != null || end.coreAvailable() > 0;
+        return current != null || end != null && end.coreAvailable() > 0;
+    }
+
+    /** Feeds the slot from {@code next} from the next cycle on ({@code null}: unbound, idle). */
+    public void bind(TcpEnd next) {
+        this.end = next;
+    }
+
+    /** The end this slot is bound to, or {@code null}. */
+    public TcpEnd end() {
+        return end;
     }
 
     /** Beats the core took. */
@@ -93,6 +110,6 @@ public final class TcpRxDriver implements Agent {
 
     @Override
     public String toString() {
-        return name + " <- " + end.name();
+        return name + " <- " + (end == null ? "(unbound)" : end.name());
     }
 }

@@ -15,10 +15,21 @@ import rnic.sim.SimSignal;
  * ({@link TcpEnd#coreCanSend}), so a full TCP window back-pressures the core, and a beat presented before the host
  * hands over waits for the hand-over. Checks the stream contract (a beat not taken stays presented, unchanged) and the
  * beat contract of {@link TcpTxAssembler}.
+ *
+ * <p><b>Binding.</b> The monitor serves one connection slot; the {@link TcpEnd} it feeds is {@link #bind bound} when a
+ * connection hands over to the slot and may be rebound after that connection closed. <b>Unbound, or bound to an end
+ * that can no longer send (closed, reset, buffer full), {@code ready} stays low</b>: the core's segment waits in the
+ * core, nothing is dropped by the harness. Rebinding while a segment is half taken (its first beats taken, its
+ * {@code tlast} not yet) takes and drops the rest of that segment before serving the new end: it belongs to the old
+ * connection, which is gone ({@link #discardedOctets()} counts it), and must not start the new connection's stream.
  */
 public final class TcpTxMonitor implements Agent {
     private final String name;
-    private final TcpEnd end;
+    private TcpEnd end;
+    /** The end {@code ready} was raised for in the last {@link #drive()}. */
+    private TcpEnd readyEnd;
+    private boolean draining;
+    private long discarded;
     private final Pacer pacer;
     private final SimSignal valid;
     private final SimSignal ready;
@@ -36,7 +47,7 @@ public final class TcpTxMonitor implements Agent {
      * @param ports  the design's ports
      * @param stream the stream port's name, e.g. {@code "a_tcpTx_0"}
      */
-    public TcpTxMonitor(Ports ports, String stream, TcpEnd end, Pacer pacer) {
+    public TcpTxMonitor(Ports ports, String stream, TcpEnd end /* null: unbound */, Pacer pacer) {
         this.name = stream;
         this.end = end;
         this.pacer = pacer;
@@ -87,19 +98,43 @@ public final class TcpTxMonitor implements Agent {
         beats++;
         byte[] segment = assembler.beat(d, k, l);
         if (segment != null) {
-            end.coreSend(segment);
+            if (draining || readyEnd != end) {
+                discarded += segment.length; // the rest of a segment of a connection this slot no longer serves
+                draining = false;
+            } else {
+                end.coreSend(segment);
+            }
         }
     }
 
     @Override
     public void drive() {
-        readyNow = armed && end.coreCanSend() && pacer.allow();
+        readyNow = armed && (draining || end != null && end.coreCanSend()) && pacer.allow();
+        readyEnd = end;
         ready.set(readyNow);
     }
 
     @Override
     public boolean busy() {
         return assembler.pending() > 0;
+    }
+
+    /** Takes the slot's segments into {@code next} from the next cycle on ({@code null}: unbound, ready low). */
+    public void bind(TcpEnd next) {
+        if (next != end && assembler.pending() > 0) {
+            draining = true;
+        }
+        this.end = next;
+    }
+
+    /** The end this slot is bound to, or {@code null}. */
+    public TcpEnd end() {
+        return end;
+    }
+
+    /** Octets of segments dropped because their slot was rebound while they were half taken. */
+    public long discardedOctets() {
+        return discarded;
     }
 
     /** Segments the core sent. */
@@ -114,6 +149,6 @@ public final class TcpTxMonitor implements Agent {
 
     @Override
     public String toString() {
-        return name + " -> " + end.name();
+        return name + " -> " + (end == null ? "(unbound)" : end.name());
     }
 }

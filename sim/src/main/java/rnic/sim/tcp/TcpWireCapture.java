@@ -58,6 +58,17 @@ public final class TcpWireCapture {
         frame(0, cycle, Frames.ACK, clientIsn + 1, serverIsn + 1, clientWindow, EMPTY, EMPTY, 0, 0);
     }
 
+    /** A refused active open: the client's SYN at {@code synCycle}, the server's RST-ACK at {@code cycle}. */
+    void refused(long synCycle, long cycle, long clientIsn, int mss, int window) {
+        frame(0, synCycle, Frames.SYN, clientIsn, 0, window, Frames.mssOption(mss), EMPTY, 0, 0);
+        frame(1, cycle, Frames.RST | Frames.ACK, 0, clientIsn + 1, 0, EMPTY, EMPTY, 0, 0);
+    }
+
+    /** A RST (with ACK) from end {@code from}: an abortive close. */
+    void rst(int from, long cycle, long seq, long ack) {
+        frame(from, cycle, Frames.RST | Frames.ACK, seq, ack, 0, EMPTY, EMPTY, 0, 0);
+    }
+
     /** A data segment from end {@code from} (ACK, PSH). */
     void data(int from, long cycle, long seq, long ack, int window, byte[] payload, int off, int len) {
         frame(from, cycle, Frames.ACK | Frames.PSH, seq, ack, window, EMPTY, payload, off, len);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -28,6 +29,7 @@ import rnic.sim.tcp.TcpChannel;
 import rnic.sim.tcp.TcpOptions;
 import rnic.sim.tcp.TcpStats;
 import rnic.transport.TcpConnection;
+import rnic.transport.TcpListener;
 import rnic.wire.Cqe;
 import rnic.wire.CqeKind;
 import rnic.wire.QpState;
@@ -36,9 +38,10 @@ import rnic.wire.WqeOpcode;
 
 /**
  * The simulation harness of issue 5 with the real two-RNIC top ({@link RnicPair}, W = 64): {@link RnicSystem} finds its
- * ports by name, each {@link SimTransport} programs its core through APB3 and gives it host memory over AXI4, and one
- * TCP channel per QP carries the hosts' MPA Request and Reply (RFC 5044 §7.1, as stream octets: MPA-27), then, after
- * the hand-over at the exact octet (MPA-26), the cores' FPDUs. Each side posts an RDMA Write to the other on QP 1
+ * ports by name, each {@link SimTransport} programs its core through APB3 and gives it host memory over AXI4, and a
+ * TCP connection from a to b's listener (10.0.0.2:4791) carries the hosts' MPA Request and Reply (RFC 5044 §7.1, as
+ * stream octets: MPA-27), then, after the hand-over to QP 1's connection slot at the exact octet (MPA-26), the cores'
+ * FPDUs. Each side posts an RDMA Write to the other on QP 1
  * (the Responder holds its FPDUs until the Initiator's first one arrived, MPA-36); both land octet for octet and both
  * complete. Over MODEL channels with loss and re-segmentation (MPA-23, DDP-02/03) and over a KERNEL socket.
  *
@@ -50,6 +53,8 @@ import rnic.wire.WqeOpcode;
 class RnicPairCaptureTest {
     static final int W = 64;
     static final int QP = 1;
+    /** The port b listens on (the iWARP port). */
+    static final int PORT = 4791;
     static final int WRITES = 8;
 
     static SimModel<RnicPair> model() {
@@ -103,7 +108,7 @@ class RnicPairCaptureTest {
             for (SimTransport t : List.of(a, b)) {
                 assertEquals(0x524E4943, t.read32(reg("CORE_TYPE")), "CORE_TYPE \"RNIC\"");
                 assertEquals(4, t.read32(reg("CORE_CONFIG")) & 0xFF, "qpCount");
-                assertEquals(4, t.connectionCount());
+                assertEquals(4, t.connectionSlots());
             }
             // Hosts: buffers and rings; WRITES Writes per side of random sizes (the first ones tiny).
             int[] sizes = new int[WRITES];
@@ -113,9 +118,19 @@ class RnicPairCaptureTest {
             int length = java.util.Arrays.stream(sizes).sum();
             Side sa = new Side(a, rng, sizes);
             Side sb = new Side(b, rng, sizes);
-            // MPA startup on QP's connection: Request from a (the Initiator, TCP client), Reply from b.
-            TcpConnection ca = a.connection(QP);
-            TcpConnection cb = b.connection(QP);
+            // TCP: b listens on its address, a connects (active open); the accepted end is b's.
+            InetSocketAddress where = new InetSocketAddress(b.localAddress(), PORT);
+            TcpListener lb = b.listen(where);
+            TcpConnection ca = a.connect(where);
+            for (int i = 0; !ca.established(); i++) {
+                assertTrue(i < 100_000 && !ca.refused(), "TCP open to " + where + ": refused " + ca.refused());
+                a.advance();
+            }
+            TcpConnection cb = lb.accept();
+            assertTrue(cb != null, "b's listener has the established connection");
+            assertEquals(where, cb.localAddress());
+            assertEquals(ca.localAddress(), cb.remoteAddress());
+            // MPA startup: Request from a (the Initiator, TCP client), Reply from b.
             byte[] request = startup(false, markers);
             byte[] reply = startup(true, markers);
             ca.send(request);
@@ -259,7 +274,7 @@ class RnicPairCaptureTest {
                 t.write32(qpReg(q, "QP_STATE"), s.code());
                 assertEquals(s, QpState.of(t.read32(qpReg(q, "QP_STATE"))));
             }
-            c.handOver();
+            c.handOver(q);
             t.write32(qpReg(q, "QP_STATE"), QpState.RTS.code());
             assertEquals(QpState.RTS, QpState.of(t.read32(qpReg(q, "QP_STATE"))));
         }

@@ -1,10 +1,11 @@
-package rnic.verbs;
+package rnic.cm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.EnumSet;
 import org.junit.jupiter.api.Test;
 import rnic.driver.MpaNegotiation;
@@ -14,7 +15,8 @@ import rnic.driver.MpaNegotiation;
  * driver's negotiation gets from them.
  *
  * <p>Requirements: MPA-32/MPA-48 (512 octets of private data, 508 with enhanced data), MPA-49 (IRD/ORD, 0x3FFF),
- * MPA-50 (A and the RTR forms; a Responder offers a Send RTR only when it can take it), MPA-39 (timeout).
+ * MPA-50 (A and the RTR forms; a Responder offers a Send RTR only when it can take it), MPA-39 (timeout as a
+ * Duration of device time).
  */
 class ConnectParamsTest {
 
@@ -32,6 +34,7 @@ class ConnectParamsTest {
         assertEquals(1460, p.emss());
         assertEquals(508, p.maxPrivateData());
         assertEquals(512, p.withRev1().maxPrivateData());
+        assertEquals(Duration.ofMillis(4), p.timeout(), "4 ms of device time (1 000 000 cycles at 250 MHz)");
     }
 
     @Test
@@ -56,7 +59,11 @@ class ConnectParamsTest {
         assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withIrdOrd(1, -1));
         assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withRequiredOrd(300));
         assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withEmss(0));
-        assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withTimeoutCycles(0));
+        assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withTimeout(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class,
+                () -> ConnectParams.defaults().withTimeout(Duration.ofNanos(-1)));
+        assertThrows(IllegalArgumentException.class, () -> ConnectParams.defaults().withTimeout(null));
+        assertEquals(Duration.ofMillis(7), ConnectParams.defaults().withTimeout(Duration.ofMillis(7)).timeout());
     }
 
     /** What the negotiation gets: Rev 1 has no A, and a Responder that cannot take a Send RTR does not offer it. */
@@ -83,6 +90,12 @@ class ConnectParamsTest {
         assertEquals(2, all.requiredOrd());
         assertFalse(all.negotiate());
         assertEquals(MpaNegotiation.NO_NEGOTIATION, MpaNegotiation.request(all).enhanced().ird());
+        assertEquals(7, all.irdLimit(), "strict form: the IRD is not raised");
+        assertFalse(all.adoptPeerRtr());
+        MpaNegotiation.Offer interop = ConnectParams.defaults().withIrdOrd(2, 2).offer(true, 16);
+        assertEquals(16, interop.irdLimit(), "the connection manager lets the IRD rise to the device's MAX_IRD");
+        assertTrue(interop.adoptPeerRtr());
+        assertEquals(2, ConnectParams.defaults().withIrdOrd(2, 2).offer(true, 1).irdLimit(), "never below the IRD");
     }
 
     /** RtrForm ↔ send queue opcode. */

@@ -1,4 +1,4 @@
-package rnic.verbs;
+package rnic.cm;
 
 /**
  * The Responder rejected the connection: its MPA Reply had R=1 (RFC 5044 §7.1.2 rule 3, MPA-35). The TCP connection

@@ -1,4 +1,4 @@
-package rnic.verbs;
+package rnic.cm;
 
 import rnic.wire.WqeOpcode;
 
@@ -27,7 +27,7 @@ public enum RtrForm {
     }
 
     /** The form of an opcode, or null. */
-    static RtrForm of(WqeOpcode op) {
+    public static RtrForm of(WqeOpcode op) {
         for (RtrForm f : values()) {
             if (f.opcode == op) {
                 return f;
