@@ -248,7 +248,7 @@ public final class HostThreads {
             if (timeout == null || timeout.isNegative()) {
                 throw new IllegalArgumentException("awaitInterrupt needs a timeout of zero or more, got " + timeout);
             }
-            long hz = host.device.clockHz();
+            long hz = clockHz();
             long end = host.device.cycles() + DeviceClock.cycles(timeout, hz);
             long sliceCycles = DeviceClock.cycles(AWAIT_SLICE, hz);
             while (true) {
