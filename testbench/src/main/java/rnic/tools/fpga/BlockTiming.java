@@ -83,9 +83,13 @@ public final class BlockTiming {
     }
 
     private void generate() throws IOException {
-        if (rtl.isDirectory()) {
-            for (File f : rtl.listFiles()) {
-                Files.delete(f.toPath());
+        // Nothing of an earlier run may survive: the harness netlist is reused across seeds within one run only.
+        for (String sub : new String[] {"rtl", "hx8k"}) {
+            File d = new File(dir, sub);
+            if (d.isDirectory()) {
+                for (File f : d.listFiles()) {
+                    Files.delete(f.toPath());
+                }
             }
         }
         rtl.mkdirs();

@@ -59,26 +59,27 @@ public final class CoreTable {
     public static String render(Family family, Map<String, Map<String, Integer>> sections, String top) {
         Family.Area whole = family.area(flatten(sections, top));
         StringBuilder s = new StringBuilder();
-        s.append("| block (").append(family.id).append(") | instances | LUT | FF | BRAM | carry | LUTRAM | share of LUTs |\n");
+        s.append("| block (").append(family.id).append(") | instances | LUT (logic) | FF | BRAM | carry | ")
+                .append(family == Family.XILINX ? "LUTRAM (LUT sites)" : "LUTRAM cells").append(" | share of LUT sites |\n");
         s.append("|---|---|---|---|---|---|---|---|\n");
-        s.append(line(top, 1, whole, whole));
+        s.append(line(family, top, 1, whole, whole));
         List<Map.Entry<String, Integer>> kids = new ArrayList<>(children(sections, top).entrySet());
         kids.sort((a, b) -> Integer.compare(lutOf(family, sections, b.getKey()), lutOf(family, sections, a.getKey())));
         Family.Area own = family.area(sections.getOrDefault(top, Map.of()));
         for (Map.Entry<String, Integer> k : kids) {
             Family.Area one = family.area(flatten(sections, k.getKey()));
-            s.append(line(k.getKey(), k.getValue(), times(one, k.getValue()), whole));
+            s.append(line(family, k.getKey(), k.getValue(), times(one, k.getValue()), whole));
             if (one.lut() * k.getValue() * 10 > whole.lut()) {
                 List<Map.Entry<String, Integer>> grand = new ArrayList<>(children(sections, k.getKey()).entrySet());
                 grand.sort((a, b) -> Integer.compare(lutOf(family, sections, b.getKey()), lutOf(family, sections, a.getKey())));
                 for (Map.Entry<String, Integer> g : grand) {
                     Family.Area ga = family.area(flatten(sections, g.getKey()));
-                    s.append(line("&nbsp;&nbsp;└ " + g.getKey(), g.getValue() * k.getValue(),
+                    s.append(line(family, "&nbsp;&nbsp;└ " + g.getKey(), g.getValue() * k.getValue(),
                             times(ga, g.getValue() * k.getValue()), whole));
                 }
             }
         }
-        s.append(line("(glue in " + top + ")", 1, own, whole));
+        s.append(line(family, "(glue in " + top + ")", 1, own, whole));
         return s.toString();
     }
 
@@ -90,10 +91,10 @@ public final class CoreTable {
         return new Family.Area(a.lut() * n, a.ff() * n, a.bram() * n, a.dsp() * n, a.carry() * n, a.lutram() * n);
     }
 
-    private static String line(String name, int n, Family.Area a, Family.Area whole) {
+    private static String line(Family f, String name, int n, Family.Area a, Family.Area whole) {
         return String.format(Locale.ROOT, "| %s | %d | %d | %d | %s | %d | %d | %.1f %% |%n", name, n, a.lut(), a.ff(),
                 a.bram() == Math.rint(a.bram()) ? Integer.toString((int) a.bram())
                         : String.format(Locale.ROOT, "%.1f", a.bram()),
-                a.carry(), a.lutram(), whole.lut() == 0 ? 0.0 : 100.0 * a.lut() / whole.lut());
+                a.carry(), a.lutram(), whole.lutSites(f) == 0 ? 0.0 : 100.0 * a.lutSites(f) / whole.lutSites(f));
     }
 }

@@ -27,8 +27,18 @@ public enum Family {
         this.synthHier = synthHier;
     }
 
-    /** Area of one synthesized design in this family's primitive terms. BRAM in the family's natural block. */
+    /**
+     * Area of one synthesized design in this family's primitive terms. BRAM in the family's natural block (iCE40
+     * SB_RAM40_4K, ECP5 DP16KD, Xilinx RAMB36 with a RAMB18 as one half). {@code lut} counts logic LUTs only;
+     * {@code lutram} counts distributed RAM: on Xilinx in LUT sites (a RAM32M or RAM64M takes the four LUTs of a SLICEM),
+     * on ECP5 in TRELLIS_DPR16X4 cells (16 × 4 bits each).
+     */
     public record Area(int lut, int ff, double bram, int dsp, int carry, int lutram) {
+        /** LUT sites used: logic plus, on Xilinx, distributed RAM (which sits in LUTs). */
+        public int lutSites(Family f) {
+            return f == XILINX ? lut + lutram : lut;
+        }
+
         /** Sum of two areas. */
         public Area plus(Area o) {
             return new Area(lut + o.lut, ff + o.ff, bram + o.bram, dsp + o.dsp, carry + o.carry, lutram + o.lutram);
@@ -88,7 +98,12 @@ public enum Family {
                         dsp += n;
                     } else if (t.equals("CARRY4")) {
                         carry += n;
-                    } else if (t.matches("RAM(32|64|128|256)[XM].*") || t.startsWith("SRL")) {
+                    } else if (t.equals("RAM32M") || t.equals("RAM64M") || t.equals("RAM128X1D")
+                            || t.equals("RAM256X1S")) {
+                        lutram += 4 * n; // LUT sites of a SLICEM: a RAM32M/RAM64M takes all four
+                    } else if (t.equals("RAM32X1D") || t.equals("RAM64X1D") || t.equals("RAM128X1S")) {
+                        lutram += 2 * n;
+                    } else if (t.matches("RAM(32|64)X1S") || t.startsWith("SRL")) {
                         lutram += n;
                     }
                 }

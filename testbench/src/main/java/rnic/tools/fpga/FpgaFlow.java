@@ -142,8 +142,9 @@ public final class FpgaFlow {
             }
         }
         String synth = config.equals("core") ? board.family.synthHier : board.family.synthFlat;
-        ys.append(synth).append(" -top ").append(top()).append(" -json ")
-                .append(new File(out, top() + ".json").getAbsolutePath()).append('\n');
+        ys.append(synth).append(" -top ").append(top()).append('\n');
+        // synth_xilinx has no -json; write_json works after every synth_* command.
+        ys.append("write_json ").append(new File(out, top() + ".json").getAbsolutePath()).append('\n');
         ys.append("tee -q -o ").append(new File(out, "stat.txt").getAbsolutePath()).append(" stat\n");
         BlockTiming.yosys(ys.toString(), new File(out, "synth.ys"), new File(out, "yosys.log"));
         return FpgaTools.statSections(statText());
@@ -162,22 +163,28 @@ public final class FpgaFlow {
             case XILINX -> "RAMB36";
         };
         StringBuilder s = new StringBuilder();
-        s.append(String.format(Locale.ROOT, "%s %s on %s (%s), yosys %s%n", top(),
-                config.equals("core") ? "(W=64, default RnicConfig; MPA receive hold FIFOs left out)" : "",
+        s.append(String.format(Locale.ROOT, "%s%s on %s (%s), yosys %s%n", top(),
+                config.equals("core") ? " (W=64, default RnicConfig; MPA receive hold FIFOs left out)" : "",
                 board.id, board.device, board.family.synthFlat.split(" ")[0]));
-        s.append(row(lutName, a.lut(), c.lut()));
+        s.append(row(lutName, a.lutSites(board.family), c.lut()));
+        if (board.family == Family.XILINX && a.lutram() > 0) {
+            s.append(String.format(Locale.ROOT, "           (%d logic + %d as distributed RAM)%n", a.lut(),
+                    a.lutram()));
+        }
         s.append(row("FF", a.ff(), c.ff()));
-        s.append(String.format(Locale.ROOT, "  %-8s %9.1f of %7d  %6.1f %%%n", bramName, a.bram(), c.bram(),
-                100.0 * a.bram() / c.bram()));
+        s.append(String.format(Locale.ROOT, "  %-8s %9s of %7d  %6.1f %%%n", bramName,
+                a.bram() == Math.rint(a.bram()) ? Integer.toString((int) a.bram())
+                        : String.format(Locale.ROOT, "%.1f", a.bram()), c.bram(), 100.0 * a.bram() / c.bram()));
         s.append(c.dsp() > 0 ? row("DSP", a.dsp(), c.dsp()) : String.format("  %-8s %9d (none on this device)%n",
                 "DSP", a.dsp()));
         s.append(String.format(Locale.ROOT, "  %-8s %9d%n", "carry", a.carry()));
-        if (a.lutram() > 0) {
-            s.append(String.format(Locale.ROOT, "  %-8s %9d (distributed-RAM / shift-register cells)%n", "LUTRAM",
-                    a.lutram()));
+        if (a.lutram() > 0 && board.family != Family.XILINX) {
+            s.append(String.format(Locale.ROOT, "  %-8s %9d (distributed-RAM cells, not in the LUT count)%n",
+                    "LUTRAM", a.lutram()));
         }
-        boolean fits = a.lut() <= c.lut() && a.ff() <= c.ff() && a.bram() <= c.bram();
-        double lutPct = 100.0 * a.lut() / c.lut();
+        int luts = a.lutSites(board.family);
+        boolean fits = luts <= c.lut() && a.ff() <= c.ff() && a.bram() <= c.bram();
+        double lutPct = 100.0 * luts / c.lut();
         double bramPct = 100.0 * a.bram() / c.bram();
         s.append(String.format(Locale.ROOT, "  %s (LUT %.1f %%, BRAM %.1f %%; the target leaves >= 25 %% of both)%n",
                 !fits ? "DOES NOT FIT" : lutPct <= 75 && bramPct <= 75 ? "fits with the 25 % headroom"
