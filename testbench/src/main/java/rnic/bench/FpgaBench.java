@@ -48,12 +48,15 @@ public final class FpgaBench {
                 continue;
             }
             BlockTiming t = new BlockTiming(b, root);
-            Family.Area ice = t.area(Family.ICE40);
-            Family.Area ecp = t.area(Family.ECP5);
-            Family.Area xil = t.area(Family.XILINX);
+            String ice = area(t, Family.ICE40);
+            String ecp = area(t, Family.ECP5);
+            String xil = area(t, Family.XILINX);
             String pnr;
             String lc;
             try {
+                if (ice.startsWith("does not")) {
+                    throw new IOException("no iCE40 netlist");
+                }
                 BlockTiming.Placement p = t.bestOf(seedList);
                 pnr = String.format(Locale.ROOT, "%.1f (%d)", p.fmaxMhz(), p.seed());
                 lc = p.logicCells() + " / " + p.ram() + " of " + p.lcAvailable();
@@ -62,12 +65,23 @@ public final class FpgaBench {
                 lc = "-";
                 System.err.println(b.id() + ": " + e.getMessage());
             }
-            String row = String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |", b.id(), cells(ice),
-                    cells(ecp), cells(xil), pnr, lc, b.note());
+            String row = String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |", b.id(), ice, ecp, xil,
+                    pnr, lc, b.note());
             rows.add(row);
             System.out.println(row);
         }
         Files.writeString(new File(root, "table.md").toPath(), String.join("\n", rows) + "\n");
+    }
+
+    /** The block's area in {@code f}, or why yosys could not map it (the table goes on with the next block). */
+    static String area(BlockTiming t, Family f) {
+        try {
+            return cells(t.area(f));
+        } catch (IOException e) {
+            String why = e.getMessage().lines().filter(l -> l.startsWith("ERROR:")).findFirst().orElse("yosys failed");
+            System.err.println(t.block().id() + " " + f.id + ": " + e.getMessage());
+            return "does not synthesize (" + why.replace("ERROR: ", "").replace("|", "/") + ")";
+        }
     }
 
     static String cells(Family.Area a) {

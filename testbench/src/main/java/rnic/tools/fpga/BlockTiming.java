@@ -46,7 +46,7 @@ public final class BlockTiming {
         b.add(crc32c(64));
         b.add(new Block("MpaTxFramer-w32", "MpaTxFramer", () -> new MpaTxFramer(32), null, ""));
         b.add(new Block("MpaRxDeframer-w32", "MpaRxDeframer", () -> new MpaRxDeframer(32),
-                "StreamFifo_AxisBeat_\\d+x(8192|16384|32768)", "64 KiB ULPDU hold FIFO left out (no iCE40 holds it)"));
+                "StreamFifo_AxisBeat_\\d+x(8192|16384|32768)", "ULPDU hold FIFO (32,768 x 37 bits) left out: no iCE40 holds it"));
         b.add(atomicUnit());
         b.add(new Block("DdpTagValidator", "DdpTagValidator",
                 () -> new DdpTagValidator(DdpConfig.defaults(), DdpTagValidator.DEFAULT_TAG_WIDTH), null, ""));
