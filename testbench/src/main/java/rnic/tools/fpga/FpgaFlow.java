@@ -1,0 +1,298 @@
+package rnic.tools.fpga;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import rnic.hdl.Rtl;
+import rnic.hw.fpga.OffloadSelfTestBoard;
+import rnic.hw.fpga.SelfTestConfig;
+import rnic.hw.top.RnicConfig;
+import spinal.core.Component;
+
+/**
+ * {@code ./rnic fpga --board B [--config selftest|core] [--seed N]}: the FPGA flow of one board, output under
+ * {@code build/fpga/<board>/<config>/}.
+ *
+ * <ul>
+ *   <li>{@code selftest} (default): the {@link OffloadSelfTestBoard} top with the board's pins. iCE40: yosys
+ *       {@code synth_ice40} → nextpnr-ice40 (with the PCF and the board clock as target) → icepack: a bitstream, the
+ *       timing and utilisation report. ECP5: yosys {@code synth_ecp5} → JSON netlist, and the exact nextpnr-ecp5 /
+ *       ecppack commands in {@code pnr.sh} (those tools are not packaged for this machine). Xilinx: yosys
+ *       {@code synth_xilinx} for the utilisation estimate, and {@code vivado.tcl}, a non-project Vivado script with
+ *       the board's XDC that ends in a bitstream.</li>
+ *   <li>{@code core}: the whole {@code RnicCore} (W = 64, the default configuration) synthesized with the hierarchy
+ *       kept, for its utilisation per block; no pins (it has no board top yet), so a Vivado out-of-context script.
+ *       The per-connection MPA receive hold FIFOs (65,536 octets each) are left out as black boxes: no FPGA of these
+ *       boards holds four of them, and the bounded receive buffer that replaces them is being built.</li>
+ * </ul>
+ * Every run writes {@code utilisation.txt} (LUT, FF, BRAM, DSP, carry as % of the device) and {@code versions.txt}.
+ */
+public final class FpgaFlow {
+    private final Board board;
+    private final String config;
+    private final File out;
+    private final File rtl;
+    private final int seed;
+
+    FpgaFlow(Board board, String config, int seed, File root) {
+        this.board = board;
+        this.config = config;
+        this.seed = seed;
+        this.out = new File(root, board.id + "/" + config);
+        this.rtl = new File(out, "rtl");
+    }
+
+    public static void main(String[] args) throws IOException {
+        String board = null;
+        String config = "selftest";
+        int seed = 1;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--board" -> board = args[++i];
+                case "--config" -> config = args[++i];
+                case "--seed" -> seed = Integer.parseInt(args[++i]);
+                default -> throw new IllegalArgumentException(usage());
+            }
+        }
+        if (board == null) {
+            throw new IllegalArgumentException(usage());
+        }
+        if (!config.equals("selftest") && !config.equals("core")) {
+            throw new IllegalArgumentException("unknown config '" + config + "'; " + usage());
+        }
+        new FpgaFlow(Board.byId(board), config, seed, new File("build/fpga")).run();
+    }
+
+    static String usage() {
+        StringBuilder s = new StringBuilder("usage: fpga --board B [--config selftest|core] [--seed N]; boards:");
+        for (Board b : Board.values()) {
+            s.append(' ').append(b.id);
+        }
+        return s.toString();
+    }
+
+    String top() {
+        return config.equals("core") ? "RnicCore" : "OffloadSelfTestBoard";
+    }
+
+    void run() throws IOException {
+        out.mkdirs();
+        Files.writeString(new File(out, "versions.txt").toPath(), FpgaTools.versions() + "\n");
+        System.out.println("[fpga] " + board.id + " (" + board.device + "), " + config + ": generating " + top());
+        generate();
+        System.out.println("[fpga] yosys " + board.family.synthFlat.split(" ")[0] + " (log " + new File(out,
+                "yosys.log") + ")");
+        Map<String, Map<String, Integer>> stat = synthesize();
+        Family.Area area = board.family.area(FpgaTools.statTotals(statText()));
+        String util = utilisation(area);
+        StringBuilder report = new StringBuilder(util);
+        if (config.equals("core")) {
+            report.append('\n').append(CoreTable.render(board.family, stat, "RnicCore"));
+        }
+        switch (board.family) {
+            case ICE40 -> report.append('\n').append(ice40());
+            case ECP5 -> report.append('\n').append(ecp5());
+            case XILINX -> report.append('\n').append(vivado());
+            default -> throw new IllegalStateException();
+        }
+        Files.writeString(new File(out, "utilisation.txt").toPath(), report.toString());
+        System.out.println(report);
+        System.out.println("[fpga] tool versions:\n" + FpgaTools.versions());
+    }
+
+    private void generate() throws IOException {
+        if (rtl.isDirectory()) {
+            for (File f : rtl.listFiles()) {
+                Files.delete(f.toPath());
+            }
+        }
+        rtl.mkdirs();
+        if (config.equals("core")) {
+            // The same Verilog `./rnic generate` writes, one file per module.
+            Supplier<? extends Component> core = () -> new rnic.hw.top.RnicCore(
+                    RnicConfig.defaults().withDataWidth(64));
+            Rtl.generateBlock(rtl, core);
+        } else {
+            SelfTestConfig cfg = SelfTestConfig.board(board.clockHz);
+            Rtl.generate(rtl, () -> new OffloadSelfTestBoard(cfg, "OffloadSelfTestBoard"));
+        }
+    }
+
+    /** The modules left out of the core as black boxes (see the class comment). */
+    static final Pattern CORE_BLACKBOX = Pattern.compile("StreamFifo_AxisBeat_\\d+x(8192|16384|32768)(_Conn)?");
+
+    private Map<String, Map<String, Integer>> synthesize() throws IOException {
+        StringBuilder ys = new StringBuilder();
+        for (String f : FpgaTools.verilogFiles(rtl)) {
+            ys.append("read_verilog -defer ").append(f).append('\n');
+        }
+        ys.append("hierarchy -top ").append(top()).append('\n');
+        if (config.equals("core")) {
+            for (String f : FpgaTools.verilogFiles(rtl)) {
+                String m = new File(f).getName().replaceAll("\\.v$", "");
+                if (CORE_BLACKBOX.matcher(m).matches()) {
+                    ys.append("blackbox ").append(m).append('\n');
+                }
+            }
+        }
+        String synth = config.equals("core") ? board.family.synthHier : board.family.synthFlat;
+        ys.append(synth).append(" -top ").append(top()).append('\n');
+        // synth_xilinx has no -json; write_json works after every synth_* command.
+        ys.append("write_json ").append(new File(out, top() + ".json").getAbsolutePath()).append('\n');
+        ys.append("tee -q -o ").append(new File(out, "stat.txt").getAbsolutePath()).append(" stat\n");
+        BlockTiming.yosys(ys.toString(), new File(out, "synth.ys"), new File(out, "yosys.log"));
+        return FpgaTools.statSections(statText());
+    }
+
+    private String statText() throws IOException {
+        return Files.readString(new File(out, "stat.txt").toPath());
+    }
+
+    String utilisation(Family.Area a) {
+        Board.Capacity c = board.capacity;
+        String lutName = board.family == Family.XILINX ? "LUT6" : "LUT4";
+        String bramName = switch (board.family) {
+            case ICE40 -> "RAM4K";
+            case ECP5 -> "DP16KD";
+            case XILINX -> "RAMB36";
+        };
+        StringBuilder s = new StringBuilder();
+        s.append(String.format(Locale.ROOT, "%s%s on %s (%s), yosys %s%n", top(),
+                config.equals("core") ? " (W=64, default RnicConfig; MPA receive hold FIFOs left out)" : "",
+                board.id, board.device, board.family.synthFlat.split(" ")[0]));
+        s.append(row(lutName, a.lutSites(board.family), c.lut()));
+        if (board.family == Family.XILINX && a.lutram() > 0) {
+            s.append(String.format(Locale.ROOT, "           (%d logic + %d as distributed RAM)%n", a.lut(),
+                    a.lutram()));
+        }
+        s.append(row("FF", a.ff(), c.ff()));
+        s.append(String.format(Locale.ROOT, "  %-8s %9s of %7d  %6.1f %%%n", bramName,
+                a.bram() == Math.rint(a.bram()) ? Integer.toString((int) a.bram())
+                        : String.format(Locale.ROOT, "%.1f", a.bram()), c.bram(), 100.0 * a.bram() / c.bram()));
+        s.append(c.dsp() > 0 ? row("DSP", a.dsp(), c.dsp()) : String.format("  %-8s %9d (none on this device)%n",
+                "DSP", a.dsp()));
+        s.append(String.format(Locale.ROOT, "  %-8s %9d%n", "carry", a.carry()));
+        if (a.lutram() > 0 && board.family != Family.XILINX) {
+            s.append(String.format(Locale.ROOT, "  %-8s %9d (distributed-RAM cells, not in the LUT count)%n",
+                    "LUTRAM", a.lutram()));
+        }
+        int luts = a.lutSites(board.family);
+        boolean fits = luts <= c.lut() && a.ff() <= c.ff() && a.bram() <= c.bram();
+        double lutPct = 100.0 * luts / c.lut();
+        double bramPct = 100.0 * a.bram() / c.bram();
+        s.append(String.format(Locale.ROOT, "  %s (LUT %.1f %%, BRAM %.1f %%; the target leaves >= 25 %% of both)%n",
+                !fits ? "DOES NOT FIT" : lutPct <= 75 && bramPct <= 75 ? "fits with the 25 % headroom"
+                        : "fits, but without the 25 % headroom", lutPct, bramPct));
+        return s.toString();
+    }
+
+    private static String row(String name, int used, int of) {
+        return String.format(Locale.ROOT, "  %-8s %9d of %7d  %6.1f %%%n", name, used, of, 100.0 * used / of);
+    }
+
+    private String ice40() throws IOException {
+        if (config.equals("core")) {
+            return "(no place and route of the core on an iCE40)\n";
+        }
+        FpgaTools.require("nextpnr-ice40", "nextpnr-ice40");
+        FpgaTools.require("icepack", "fpga-icestorm");
+        File json = new File(out, top() + ".json");
+        File asc = new File(out, top() + ".asc");
+        File bin = new File(out, top() + ".bin");
+        File report = new File(out, "nextpnr-report.json");
+        List<String> cmd = new ArrayList<>(List.of("nextpnr-ice40"));
+        cmd.addAll(List.of(board.nextpnrIce40Device()));
+        cmd.addAll(List.of("--json", json.getAbsolutePath(), "--pcf", new File(board.constraints).getAbsolutePath(),
+                "--asc", asc.getAbsolutePath(), "--freq", mhz(board.clockHz), "--seed", Integer.toString(seed),
+                "--report", report.getAbsolutePath(), "--log", new File(out, "nextpnr.log").getAbsolutePath(),
+                "-q"));
+        System.out.println("[fpga] " + String.join(" ", cmd));
+        FpgaTools.run(cmd, out, new File(out, "nextpnr.out"));
+        FpgaTools.run(List.of("icepack", asc.getAbsolutePath(), bin.getAbsolutePath()), out,
+                new File(out, "icepack.log"));
+        String r = Files.readString(report.toPath());
+        StringBuilder s = new StringBuilder();
+        s.append(String.format(Locale.ROOT, "nextpnr-ice40 (seed %d): fmax %.1f MHz, target %s MHz%n", seed,
+                FpgaTools.fmaxMhz(r), mhz(board.clockHz)));
+        for (Map.Entry<String, int[]> e : FpgaTools.pnrUtilisation(r).entrySet()) {
+            if (e.getValue()[0] > 0) {
+                s.append(String.format(Locale.ROOT, "  %-14s %6d of %6d%n", e.getKey(), e.getValue()[0],
+                        e.getValue()[1]));
+            }
+        }
+        s.append("timing report: ").append(new File(out, "nextpnr.log")).append(" (critical path), ")
+                .append(report).append('\n');
+        s.append("bitstream: ").append(bin).append('\n');
+        s.append("program:   ").append(board.loader).append(' ').append(bin)
+                .append("   (iceprog ").append(bin).append(" also works)\n");
+        return s.toString();
+    }
+
+    private String ecp5() throws IOException {
+        File json = new File(out, top() + ".json");
+        File cfg = new File(out, top() + ".config");
+        File bit = new File(out, top() + ".bit");
+        String lpf = new File(board.constraints).getAbsolutePath();
+        String pnr = config.equals("core")
+                ? "nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json " + json.getAbsolutePath()
+                        + " --out-of-context --freq " + mhz(board.clockHz) + " --report "
+                        + new File(out, "nextpnr-report.json").getAbsolutePath() + "\n"
+                : "nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json " + json.getAbsolutePath() + " --lpf " + lpf
+                        + " --textcfg " + cfg.getAbsolutePath() + " --freq " + mhz(board.clockHz) + " --report "
+                        + new File(out, "nextpnr-report.json").getAbsolutePath() + "\n"
+                        + "ecppack --compress " + cfg.getAbsolutePath() + " " + bit.getAbsolutePath() + "\n"
+                        + board.loader + " " + bit.getAbsolutePath() + "\n";
+        Files.writeString(new File(out, "pnr.sh").toPath(), "#!/bin/sh\n# nextpnr-ecp5 and ecppack (Project Trellis)"
+                + " are not packaged for this machine; run these where they are installed.\nset -e\n" + pnr);
+        new File(out, "pnr.sh").setExecutable(true);
+        String status = FpgaTools.onPath("nextpnr-ecp5") ? "nextpnr-ecp5 is installed: run " : "nextpnr-ecp5 is not"
+                + " installed here; run these where it is (also in ";
+        return "netlist: " + json + "\n" + status + new File(out, "pnr.sh")
+                + (FpgaTools.onPath("nextpnr-ecp5") ? "" : ")") + ":\n" + pnr.replaceAll("(?m)^", "  ");
+    }
+
+    private String vivado() throws IOException {
+        StringBuilder tcl = new StringBuilder();
+        tcl.append("# Vivado non-project flow for ").append(top()).append(" on ").append(board.id)
+                .append(". Run from the repository root:\n#   vivado -mode batch -source ")
+                .append(new File(out, "vivado.tcl").getPath()).append("\n");
+        tcl.append("set out ").append(out.getAbsolutePath()).append("\n");
+        tcl.append("read_verilog [list");
+        for (String f : FpgaTools.verilogFiles(rtl)) {
+            tcl.append(" \\\n  ").append(f);
+        }
+        tcl.append("]\n");
+        if (config.equals("core")) {
+            tcl.append("synth_design -top ").append(top()).append(" -part ").append(board.device)
+                    .append(" -mode out_of_context\n");
+            tcl.append("create_clock -name clk -period ").append(String.format(Locale.ROOT, "%.3f",
+                    1e9 / board.clockHz)).append(" [get_ports clk]\n");
+            tcl.append("report_utilization -hierarchical -file $out/vivado_utilization.rpt\n");
+            tcl.append("opt_design\nplace_design\nroute_design\n");
+            tcl.append("report_timing_summary -file $out/vivado_timing.rpt\n");
+        } else {
+            tcl.append("read_xdc ").append(new File(board.constraints).getAbsolutePath()).append('\n');
+            tcl.append("synth_design -top ").append(top()).append(" -part ").append(board.device).append('\n');
+            tcl.append("opt_design\nplace_design\nroute_design\n");
+            tcl.append("report_utilization -file $out/vivado_utilization.rpt\n");
+            tcl.append("report_timing_summary -file $out/vivado_timing.rpt\n");
+            tcl.append("write_bitstream -force $out/").append(top()).append(".bit\n");
+        }
+        File script = new File(out, "vivado.tcl");
+        Files.writeString(script.toPath(), tcl.toString());
+        String program = config.equals("core") ? "" : "program:   " + board.loader + " " + new File(out, top() + ".bit")
+                + "\n";
+        return "Vivado script: vivado -mode batch -source " + script + "\n" + program;
+    }
+
+    static String mhz(long hz) {
+        double m = hz / 1e6;
+        return m == Math.rint(m) ? Long.toString((long) m) : String.format(Locale.ROOT, "%.3f", m);
+    }
+}

@@ -1,0 +1,59 @@
+package rnic.tools.fpga;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.util.Properties;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Timing floors on an iCE40 HX8K: {@code Crc32c} (W = 64) and {@code RdmapAtomicUnit}, each inside its registered-port
+ * harness ({@link rnic.hw.fpga.PortScan}), synthesized with yosys and placed and routed with nextpnr-ice40 at the fixed
+ * seed of {@code constraints/floors.properties}; the fmax nextpnr reports must not fall under the floor recorded there
+ * (a path made longer by a change shows up here). The same file records what {@code ./rnic bench fpga} measured when
+ * the floor was set. About a minute per block on a quiet machine; yosys and nextpnr-ice40 must be installed
+ * ({@code ./rnic test} installs them).
+ */
+@Tag("fpga")
+class FpgaTimingFloorTest {
+
+    static Properties floors() throws IOException {
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(repositoryFile("constraints/floors.properties").toPath())) {
+            p.load(r);
+        }
+        return p;
+    }
+
+    static File repositoryFile(String path) {
+        for (File dir = new File("").getAbsoluteFile(); dir != null; dir = dir.getParentFile()) {
+            File f = new File(dir, path);
+            if (f.isFile()) {
+                return f;
+            }
+        }
+        throw new IllegalStateException(path + " not found above " + new File("").getAbsolutePath());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"Crc32c-w64", "RdmapAtomicUnit"})
+    void fmaxOnHx8kStaysAboveTheFloor(String id) throws IOException {
+        Properties floors = floors();
+        double floor = Double.parseDouble(floors.getProperty("hx8k." + id + ".fmax.floor.mhz"));
+        int seed = Integer.parseInt(floors.getProperty("hx8k.seed"));
+        BlockTiming.Block block = BlockTiming.offloadBlocks().stream().filter(b -> b.id().equals(id)).findFirst()
+                .orElseThrow();
+        BlockTiming timing = new BlockTiming(block, new File("target/fpga-floor"));
+        BlockTiming.Placement p = timing.placeAndRoute(seed);
+        System.out.printf("%s on HX8K, seed %d: %.1f MHz (floor %.1f), %d LC%n", id, seed, p.fmaxMhz(), floor,
+                p.logicCells());
+        assertTrue(p.fmaxMhz() >= floor, id + ": " + BlockTiming.mhz(p.fmaxMhz()) + " MHz on HX8K (seed " + seed
+                + ") is under the floor of " + floor + " MHz in constraints/floors.properties");
+        assertTrue(p.logicCells() > 0 && p.logicCells() <= p.lcAvailable(), "placed within the device");
+    }
+}
