@@ -28,21 +28,21 @@ import spinal.lib.com.uart.UartStopType$;
  *
  * <p>The expected values are the documents', not computed here: the CRC of the Fig. 5 vector (48 octets: leading
  * Marker, ULPDU_Length 42, an untagged Send header with MSN 1, 24 zero octets) is 0x83992352, sent {@code 52 23 99 83}
- * (CONFORMANCE §4.2, MPA-19); FetchAdd example F1 and CmpSwap example C1 of CONFORMANCE §2.9 (RFC 7306 §5.1,
+ * (docs/requirements.md §4.2, MPA-19); FetchAdd example F1 and CmpSwap example C1 of docs/requirements.md §2.9 (RFC 7306 §5.1,
  * RDMAP-32, RDMAP-33) give 0x00000000FFFF0000 and 0x11223344CCCCDDDD, both written.
  *
  * <p>LEDs ({@code leds[3:0]}): 0 = CRC matched, 1 = both atomics matched, 2 = all passed, 3 = heartbeat (about 1 Hz).
  * The UART is spinal.lib's {@code UartCtrl}, 8N1 at {@link SelfTestConfig#baud()}.
  */
 public final class OffloadSelfTest extends HwComponent {
-    /** The Fig. 5 FPDU span the CRC covers, in stream order (CONFORMANCE §4.2). */
+    /** The Fig. 5 FPDU span the CRC covers, in stream order (docs/requirements.md §4.2). */
     static final int[] FIG5_OCTETS = fig5();
-    /** The CRC32c of {@link #FIG5_OCTETS} (CONFORMANCE §4.2: wire {@code 52 23 99 83}). */
+    /** The CRC32c of {@link #FIG5_OCTETS} (docs/requirements.md §4.2: wire {@code 52 23 99 83}). */
     public static final long FIG5_CRC = 0x83992352L;
-    /** CONFORMANCE §2.9 F1: original, Add Data, Add Mask, new value. */
+    /** docs/requirements.md §2.9 F1: original, Add Data, Add Mask, new value. */
     public static final long[] F1 = {0x0000FFFF_FFFFFFFFL, 0x00000001_00000001L, 0x80008000_80008000L,
             0x00000000_FFFF0000L};
-    /** CONFORMANCE §2.9 C1: original, Swap Data, Swap Mask, Compare Data, Compare Mask, new value. */
+    /** docs/requirements.md §2.9 C1: original, Swap Data, Swap Mask, Compare Data, Compare Mask, new value. */
     public static final long[] C1 = {0x11223344_55667788L, 0xAAAABBBB_CCCCDDDDL, 0x00000000_FFFFFFFFL,
             0x11220000_00000000L, 0xFFFF0000_00000000L, 0x11223344_CCCCDDDDL};
     /** The report line's fixed text around the hex fields; {@code %c}, {@code %f}, {@code %s} mark the fields. */

@@ -27,7 +27,7 @@ import spinal.lib.Stream;
  * 2), so synthesis maps it to block RAM. An FPDU announcing a longer ULPDU_Length is refused at its header by the
  * parser (E-M2, below) before any of it is buffered, so no input can wedge the receiver.
  *
- * <p>Errors (CONFORMANCE §3.1, Terminate Layer 2 / EType 0): E-M2 CRC (code 2) when {@code crc} is on, E-M3 Marker
+ * <p>Errors (docs/requirements.md §3.1, Terminate Layer 2 / EType 0): E-M2 CRC (code 2) when {@code crc} is on, E-M3 Marker
  * (code 3), E-M1 (code 1) for a hole in the TCP sequence; and E-M2 (code 2) for a ULPDU_Length above
  * {@link MpaRxConfig#maxUlpdu()}: such an FPDU cannot be validated (MPA-25) — a conforming peer keeps FPDUs within the
  * EMSS, which our MSS bounds, so the length field itself is corrupt — and it is reported the moment its header is seen,

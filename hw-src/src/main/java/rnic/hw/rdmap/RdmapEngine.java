@@ -53,7 +53,7 @@ import spinal.lib.bus.amba4.axi.Axi4;
 public final class RdmapEngine extends HwComponent {
     /**
      * The cause of a local memory error (a payload read answered SLVERR/DECERR): E-R0, RDMAP Local Catastrophic,
-     * Terminate 0/0/00 without headers (RFC 5040 §7.1, CONFORMANCE E-R0/E-R21: 0/0/xx, headers absent).
+     * Terminate 0/0/00 without headers (RFC 5040 §7.1, docs/requirements.md §3 E-R0/E-R21: 0/0/xx, headers absent).
      */
     public static final rnic.wire.TerminateCause LOCAL_ERROR = rnic.wire.TerminateCause.RDMAP_LOCAL_CATASTROPHIC;
     /** Beats of received payload buffered while the segment's head is decided. */
@@ -108,7 +108,7 @@ public final class RdmapEngine extends HwComponent {
         public final Stream<RdmapRxControl.Event> events;
         /**
          * The MPA receiver of a QP's connection failed after Full Operation (CRC, Marker, a hole: E-M1…E-M3): the QP
-         * fails and sends the Terminate of the error (Layer LLP, EType 0, the MPA Error Code, no headers; CONFORMANCE
+         * fails and sends the Terminate of the error (Layer LLP, EType 0, the MPA Error Code, no headers; docs/requirements.md
          * §3.1, RDMAP-18, DDP-27) as its last segment. No event: the MPA layer reports the error to the host itself.
          * Always taken.
          */

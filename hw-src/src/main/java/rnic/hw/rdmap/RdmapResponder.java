@@ -21,7 +21,7 @@ import spinal.lib.Stream;
 
 /**
  * The responder half of the RDMAP transmit side: answers what the receive side accepted, strictly in the order it
- * was accepted, and sends its Terminates (RFC 5040 §4.4–§4.8, §5.2, §7; RFC 7306 §5, §7, §8; CONFORMANCE §2.7,
+ * was accepted, and sends its Terminates (RFC 5040 §4.4–§4.8, §5.2, §7; RFC 7306 §5, §7, §8; docs/requirements.md §2.7,
  * §2.8.4, RDMAP-09…RDMAP-11, RDMAP-14…RDMAP-16, RDMAP-35…RDMAP-38).
  *
  * <ul>
@@ -36,7 +36,7 @@ import spinal.lib.Stream;
  * local address, then ATOMIC_DONE is reported ({@code events}).</li>
  * <li><b>Terminate</b>: the Terminate header of the cause (Layer/EType/Error Code, HdrCt M/D/R from
  * {@link TerminateCause}), with the failing segment's length and DDP header (14 or 18 octets by its T flag) when D is
- * set, and its Read Request header when R is set, on queue 2 with MSN 1 and MO 0 (RFC 5040 §4.8, CONFORMANCE §2.7.2);
+ * set, and its Read Request header when R is set, on queue 2 with MSN 1 and MO 0 (RFC 5040 §4.8, docs/requirements.md §2.7.2);
  * an MPA error's ({@link RdmapRxControl#LLP_CAUSE_BASE}) is Layer LLP, EType 0, its MPA Error Code, no headers (§3.1).
  * Terminates go before jobs.</li>
  * </ul>
@@ -141,7 +141,7 @@ public final class RdmapResponder extends HwComponent {
                 set(r, tc.r() ? True() : False());
             });
         }
-        // An MPA error of the QP's connection: Layer LLP, EType 0, no headers (CONFORMANCE §3.1, §3.4).
+        // An MPA error of the QP's connection: Layer LLP, EType 0, no headers (docs/requirements.md §3.1, §3.4).
         for (rnic.wire.MpaErrorCode mc : rnic.wire.MpaErrorCode.values()) {
             when(eq(t.cause, U(RdmapRxControl.llpCauseCode(mc), RdmapRxControl.CAUSE_BITS)), () -> {
                 set(layerEtype, B(mc.layerEtype(), 8));
@@ -247,7 +247,7 @@ public final class RdmapResponder extends HwComponent {
         }
     }
 
-    /** The Terminate's own DDP header and its Terminate Control (RFC 5040 §4.8; CONFORMANCE §2.7.2). */
+    /** The Terminate's own DDP header and its Terminate Control (RFC 5040 §4.8; docs/requirements.md §2.7.2). */
     private static HeaderOctets termBase(Bits layerEtype, Bits code, Bits hdrct) {
         return new HeaderOctets().put(0, Ddp.L_FLAG | Ddp.VERSION).put(1, RdmapOpcode.TERMINATE.control())
                 .put(6, U(DdpQueue.TERMINATE.qn(), 32)).put(10, U(Ddp.FIRST_MSN, 32)).put(18, layerEtype)

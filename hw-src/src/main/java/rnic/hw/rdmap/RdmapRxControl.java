@@ -96,7 +96,7 @@ public final class RdmapRxControl extends HwComponent {
     }
 
     /**
-     * Cause values from here on are MPA errors (Terminate Layer LLP, EType 0, Error Code = value − this; CONFORMANCE
+     * Cause values from here on are MPA errors (Terminate Layer LLP, EType 0, Error Code = value − this; docs/requirements.md
      * §3.1), which only a {@link TerminateJob} carries: the transmit side sends them for its connection's MPA receiver.
      */
     public static final int LLP_CAUSE_BASE = 48;

@@ -57,7 +57,7 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * ({@code QP_MULPDU}) and is handed to the engine when the QP is opened at INIT→RTR. An MPA receiver failure (E-M1…3,
  * MPA-44) moves the QP to ERR at once and is reported once to the ring engine as an {@code mpaErrors} entry (an
  * MPA_ERROR completion); for a CRC, Marker or framing error the engine fails the QP at the same time and sends the
- * Terminate of CONFORMANCE §3.1 (Layer LLP, EType 0, the MPA Error Code, no headers) as its last segment on the
+ * Terminate of docs/requirements.md §3.1 (Layer LLP, EType 0, the MPA Error Code, no headers) as its last segment on the
  * connection, whose transmitter keeps running in ERR once started (MPA-45: the error does not close TCP).
  *
  * <p><b>Interrupt.</b> {@code interrupt} is the register file's level output: high while an enabled IRQ_STATUS bit is
@@ -248,7 +248,7 @@ public final class RnicCore extends HwComponent {
         set(out.valid(), valid);
         set(out.payload(), entry);
         when(out.fire(), () -> set(valid, False()));
-        // The engine fails the QP and sends the MPA error's Terminate on the connection (CONFORMANCE §3.1: the
+        // The engine fails the QP and sends the MPA error's Terminate on the connection (docs/requirements.md §3.1: the
         // transmit half still works, MPA-45), reported as the entry is made. A closed TCP connection (E-M1) sends none.
         Stream<RdmapEngine.LlpError> llp = engine.io.llpError;
         Bool llpValid = regInit("llpErrorValid", bool(), False());

@@ -144,7 +144,7 @@ import rnic.wire.TerminateCause;
  * E-R0). A Read Response segment that read a fault fails the QP right after it (the rest of the response is
  * discarded).</li>
  * <li><b>LLP errors</b> ({@link #llpError}): an MPA receive error of the QP's connection fails the QP like decision 15
- * with the Terminate of CONFORMANCE §3.1 (Layer LLP, no headers) and no {@link Failure} (the MPA layer reports it to
+ * with the Terminate of docs/requirements.md §3.1 (Layer LLP, no headers) and no {@link Failure} (the MPA layer reports it to
  * the host).</li>
  * </ol>
  */
@@ -276,7 +276,7 @@ public final class RdmapEndpoint {
      * The MPA receiver of QP {@code qp}'s connection failed after Full Operation with {@code code} (CRC, Marker,
      * framing: E-M2, E-M3; decision 20): the QP fails as in decision 15 — inbound dropped, queued work discarded — and
      * its next and last segment is the Terminate {@link Terminate#llp(rnic.wire.MpaErrorCode) Layer LLP, EType 0,
-     * that Error Code, no headers} (CONFORMANCE §3.1; MPA-45 keeps the transmit half). No event: the MPA layer
+     * that Error Code, no headers} (docs/requirements.md §3.1; MPA-45 keeps the transmit half). No event: the MPA layer
      * reports the error. Nothing happens to a QP that has failed already (one Terminate per QP).
      */
     public void llpError(int qp, rnic.wire.MpaErrorCode code) {

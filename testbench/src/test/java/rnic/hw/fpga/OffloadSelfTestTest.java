@@ -18,7 +18,7 @@ import rnic.sim.Tb;
  * LEDs must show both checks passed; the test must stay quiet until a character arrives and then print the same line
  * again.
  *
- * <p>Requirements: MPA-19 (CRC32c over the FPDU, the Fig. 5 vector of CONFORMANCE §4.2), RDMAP-32 (masked FetchAdd),
+ * <p>Requirements: MPA-19 (CRC32c over the FPDU, the Fig. 5 vector of docs/requirements.md §4.2), RDMAP-32 (masked FetchAdd),
  * RDMAP-33 (masked CmpSwap).
  */
 class OffloadSelfTestTest {
@@ -30,7 +30,7 @@ class OffloadSelfTestTest {
         return SimModel.of("OffloadSelfTest-c1600000-b100000", () -> new OffloadSelfTest(CONFIG));
     }
 
-    /** The Fig. 5 span as CONFORMANCE §4.2 lists it, written out here independently of the hardware class. */
+    /** The Fig. 5 span as docs/requirements.md §4.2 lists it, written out here independently of the hardware class. */
     static byte[] fig5() {
         byte[] b = new byte[48];
         byte[] head = {0, 0, 0, 0, 0x00, 0x2a, 0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0};
@@ -41,7 +41,7 @@ class OffloadSelfTestTest {
     static String expectedLine() {
         CRC32C crc = new CRC32C();
         crc.update(fig5());
-        assertEquals(0x83992352L, crc.getValue(), "the Fig. 5 vector as written here (CONFORMANCE §4.2)");
+        assertEquals(0x83992352L, crc.getValue(), "the Fig. 5 vector as written here (docs/requirements.md §4.2)");
         AtomicAlu.Result f1 = AtomicAlu.fetchAdd(0x0000FFFF_FFFFFFFFL, 0x00000001_00000001L, 0x80008000_80008000L);
         AtomicAlu.Result c1 = AtomicAlu.cmpSwap(0x11223344_55667788L, 0xAAAABBBB_CCCCDDDDL, 0x00000000_FFFFFFFFL,
                 0x11220000_00000000L, 0xFFFF0000_00000000L);

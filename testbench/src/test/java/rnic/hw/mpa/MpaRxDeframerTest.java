@@ -365,7 +365,7 @@ class MpaRxDeframerTest {
      * same bound: every earlier ULPDU is delivered, nothing of it or after it (MPA-44), and the rest of the stream,
      * longer than the buffer, is still taken within a bounded number of cycles (no hang).
      *
-     * <p>Requirements: MPA-23, MPA-25, MPA-42, MPA-44, T-10; CONFORMANCE §3.1 E-M2.
+     * <p>Requirements: MPA-23, MPA-25, MPA-42, MPA-44, T-10; docs/requirements.md §3.1 E-M2.
      */
     @ParameterizedTest(name = "W={0}")
     @org.junit.jupiter.params.provider.ValueSource(ints = {64, 512})

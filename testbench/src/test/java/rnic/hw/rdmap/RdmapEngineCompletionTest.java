@@ -41,7 +41,7 @@ import rnic.wire.TerminateCause;
  *   <li>RDMAP-18, RDMAP-14, RDMAP-17 rule 1, DDP-27 (local errors): a Write whose payload read is answered SLVERR
  *       completes with an error ({@code RDMAP_LOCAL_CATASTROPHIC}) before the QP's TERMINATE_SENT event; the QP sends
  *       exactly one Terminate, its last segment: QN 2, MSN 1, MO 0, Layer 0 / EType 0 / Error Code 0 with M = D = R = 0
- *       (CONFORMANCE E-R0; no segment caused it, so no headers, RFC 5040 §7.1 rule 1); nothing more is sent or placed
+ *       (docs/requirements.md §3 E-R0; no segment caused it, so no headers, RFC 5040 §7.1 rule 1); nothing more is sent or placed
  *       on it, nothing completes after it, and the other QPs go on. A fault in a middle segment of a long Write fails
  *       it at its end.</li>
  *   <li>RDMAP-25, RDMAP-18 (teardown): opening a QP again forgets the Read it still had outstanding — a Send of the

@@ -25,7 +25,7 @@ import rnic.wire.RdmapOpcode;
 /**
  * An MPA receive error of a QP's connection after Full Operation ({@code llpError}, E-M2/E-M3) at W = 64 and 512,
  * checked against the golden twin ({@link EngineBench}, {@code RdmapEndpoint.llpError}): the QP sends the Terminate of
- * CONFORMANCE §3.1 — Layer LLP (2), EType 0, the MPA Error Code, M = D = R = 0, on QN 2 with MSN 1 and MO 0 — as its
+ * docs/requirements.md §3.1 — Layer LLP (2), EType 0, the MPA Error Code, M = D = R = 0, on QN 2 with MSN 1 and MO 0 — as its
  * next segment after the one already shown, and nothing after it; the rest of the Write in progress and the Send
  * behind it are discarded without completions; later inbound segments are dropped; a second error sends no second
  * Terminate; QP 0 goes on.

@@ -33,7 +33,7 @@ import rnic.wire.QpState;
  *   <li>An MPA receive error moves the QP to ERR by itself (E-M2, MPA-44), QP_ERROR says MPA_ERROR with the MPA Error
  *       Code, nothing after the bad FPDU is placed; a RESET then restarts the connection (MPA-12: a new Marker grid
  *       from the new QP_RX_SEQ_START), and the next Write is placed octet for octet.</li>
- *   <li>An MPA receive error on a QP in RTS (its transmitter running) also sends the Terminate of CONFORMANCE §3.1 on
+ *   <li>An MPA receive error on a QP in RTS (its transmitter running) also sends the Terminate of docs/requirements.md §3.1 on
  *       that connection — Layer LLP, EType 0, Error Code 2 (E-M2), M = D = R = 0, QN 2, MSN 1 — as its last FPDU, and
  *       the QP goes to ERR with QP_ERROR MPA_ERROR (MPA-44, MPA-45, DDP-27, DDP-28, RDMAP-18).</li>
  *   <li>An FPDU longer than the receive buffer the core is built for ({@code RnicConfig.mss}, default 9000: ULPDUs up
@@ -190,7 +190,7 @@ class RnicQpStateTest {
      * the same bound), after the Write before it was placed and before anything of it or the later Writes is; the whole
      * stream, longer than the buffer, is taken within a bounded number of cycles.
      *
-     * <p>Requirements: MPA-25, MPA-42, MPA-44; CONFORMANCE §3.1 E-M2.
+     * <p>Requirements: MPA-25, MPA-42, MPA-44; docs/requirements.md §3.1 E-M2.
      */
     @org.junit.jupiter.params.ParameterizedTest(name = "W={0}")
     @org.junit.jupiter.params.provider.ValueSource(ints = {64, 512})
