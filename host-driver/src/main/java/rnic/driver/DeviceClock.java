@@ -1,20 +1,14 @@
 package rnic.driver;
 
 import java.time.Duration;
-import rnic.transport.Transport;
 
 /**
  * Device time for the driver's waits: {@link Duration}s against the transport's own clock
- * ({@link Transport#nanoTime()}, {@link Transport#clockHz()}), so a timeout means the same on a simulation (cycles at
+ * ({@code Transport.nanoTime()}, {@code Transport.clockHz()}), so a timeout means the same on a simulation (cycles at
  * its declared frequency) and on a board.
  */
 public final class DeviceClock {
     private DeviceClock() {
-    }
-
-    /** Device time in nanoseconds since the transport started. */
-    public static long nanoTime(Transport transport) {
-        return transport.nanoTime();
     }
 
     /** Nanoseconds of {@code cycles} device cycles at {@code clockHz}. */

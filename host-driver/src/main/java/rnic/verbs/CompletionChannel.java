@@ -73,7 +73,7 @@ public final class CompletionChannel implements AutoCloseable {
      */
     public CompletionQueue await(Duration timeout) {
         ensureOpen();
-        long deadline = DeviceClock.nanoTime(device.transport()) + DeviceClock.check(timeout).toNanos();
+        long deadline = device.nanoTime() + DeviceClock.check(timeout).toNanos();
         while (true) {
             CompletionQueue ready = take();
             if (ready != null) {

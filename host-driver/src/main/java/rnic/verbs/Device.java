@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import rnic.driver.CoreInfo;
-import rnic.driver.DeviceClock;
 import rnic.driver.Interrupts;
 import rnic.driver.Registers;
 import rnic.driver.StagProgrammer;
@@ -242,7 +241,7 @@ public final class Device implements AutoCloseable {
 
     /** Device time in nanoseconds (the transport's cycle counter at the core's declared clock). */
     public long nanoTime() {
-        return DeviceClock.nanoTime(transport);
+        return transport.nanoTime();
     }
 
     /** Reads and clears IRQ_STATUS, keeping what it held for the channels. */

@@ -239,12 +239,7 @@ public final class SimTransport implements Transport {
     /** {@inheritDoc} Cycles since this transport was built × 10<sup>9</sup> / {@link #clockHz()}, rounded down. */
     @Override
     public long nanoTime() {
-        return nanos(tb.cycle() - startCycle, clockHz);
-    }
-
-    /** {@code cycles} × 10<sup>9</sup> / {@code hz} without overflow (exact for {@code hz} below 9.2 GHz). */
-    static long nanos(long cycles, long hz) {
-        return cycles / hz * 1_000_000_000L + cycles % hz * 1_000_000_000L / hz;
+        return rnic.driver.DeviceClock.nanos(tb.cycle() - startCycle, clockHz);
     }
 
     @Override
