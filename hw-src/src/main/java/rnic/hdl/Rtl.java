@@ -26,7 +26,7 @@ public final class Rtl {
      * name matches its module, as {@code verilator -Wall} wants, and the file list names every module).
      */
     public static SpinalConfig config(File targetDirectory) {
-        SpinalConfig cfg = withOneFilePerComponent(defaultConfig());
+        SpinalConfig cfg = copyWith(reproducibleConfig(), "oneFilePerComponent", Boolean.TRUE);
         targetDirectory.mkdirs();
         cfg.targetDirectory_$eq(targetDirectory.getPath());
         return cfg;
@@ -38,11 +38,21 @@ public final class Rtl {
     }
 
     /**
-     * {@code cfg.copy(oneFilePerComponent = true)}. {@code oneFilePerComponent} is a constructor-only field, the 9th
-     * of SpinalHDL 1.14.2's {@code SpinalConfig}; the copy is made through {@code copy(...)} with every other argument
-     * read back from {@code copy$default$N}, and the 9th checked to be that boolean.
+     * SpinalHDL's default configuration without the repository's commit hash in each file's header: the Verilog of a
+     * design is then the same at every commit that does not change it, so simulation models (whose cache key is the
+     * Verilog) and synthesis results are reused across commits. Used for simulation and for every generation here.
      */
-    private static SpinalConfig withOneFilePerComponent(SpinalConfig cfg) {
+    public static SpinalConfig reproducibleConfig() {
+        return copyWith(defaultConfig(), "headerWithRepoHash", Boolean.FALSE);
+    }
+
+    /**
+     * {@code cfg.copy(name = value)}: Java cannot name a Scala default argument, so the copy is made through
+     * {@code copy(...)} with every other argument read back from {@code copy$default$N}; the argument's position is
+     * found by its name ({@code SpinalConfig} is a case class: {@code productElementName}), so a SpinalHDL release
+     * that reorders the fields still gets the right one, and one that drops it fails here loudly.
+     */
+    private static SpinalConfig copyWith(SpinalConfig cfg, String name, Object value) {
         try {
             Method copy = null;
             for (Method m : SpinalConfig.class.getMethods()) {
@@ -50,18 +60,26 @@ public final class Rtl {
                     copy = m;
                 }
             }
-            if (copy == null || copy.getParameterTypes()[8] != boolean.class
-                    || cfg.oneFilePerComponent() != (boolean) SpinalConfig.class.getMethod("copy$default$9").invoke(cfg)) {
+            if (copy == null || copy.getParameterCount() != cfg.productArity()) {
                 throw new IllegalStateException("SpinalConfig.copy has an unexpected shape");
+            }
+            int index = -1;
+            for (int i = 0; i < cfg.productArity(); i++) {
+                if (cfg.productElementName(i).equals(name)) {
+                    index = i;
+                }
+            }
+            if (index < 0) {
+                throw new IllegalStateException("SpinalConfig has no field " + name);
             }
             Object[] args = new Object[copy.getParameterCount()];
             for (int i = 0; i < args.length; i++) {
                 args[i] = SpinalConfig.class.getMethod("copy$default$" + (i + 1)).invoke(cfg);
             }
-            args[8] = Boolean.TRUE;
+            args[index] = value;
             return (SpinalConfig) copy.invoke(cfg, args);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot set oneFilePerComponent: " + e, e);
+            throw new IllegalStateException("cannot set SpinalConfig." + name + ": " + e, e);
         }
     }
 

@@ -53,6 +53,7 @@ public final class SimModel<T extends Component> {
         File workspace = new File(System.getProperty("rnic.simDir", "target/sim"));
         SpinalSimConfig cfg = spinal.core.sim.package$.MODULE$.SimConfig()
                 .withVerilator()
+                .withConfig(Rtl.reproducibleConfig())
                 .workspacePath(workspace.getPath())
                 .workspaceName(key)
                 .cachePath(new File(workspace, ".verilator-cache").getPath())
