@@ -67,6 +67,11 @@ public final class NoisyLine implements SerialLine {
         return java.util.Arrays.copyOf(out, o);
     }
 
+    @Override
+    public long nanoTime() {
+        return line.nanoTime();
+    }
+
     /** Octets with a flipped bit so far. */
     public long flipped() {
         return flipped;

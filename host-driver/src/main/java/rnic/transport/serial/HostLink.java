@@ -18,7 +18,7 @@ import java.util.zip.CRC32C;
  * waited {@code rto}. So a flipped, lost or duplicated octet costs a retry, never data. A frame from the board with
  * another session than its HELLO_ACK's means the board restarted: {@link BoardResetException}.
  *
- * <p>Not thread-safe: one thread uses a link (the transport's). Time is the host's wall clock.
+ * <p>Not thread-safe: one thread uses a link (the transport's). Time is the line's clock ({@link SerialLine#nanoTime}).
  */
 public final class HostLink implements AutoCloseable {
     /** Largest message in one frame. */
@@ -122,7 +122,7 @@ public final class HostLink implements AutoCloseable {
         }
         this.line = line;
         this.rtoNanos = rto.toNanos();
-        this.session = (int) (System.nanoTime() ^ System.identityHashCode(this)) & 0xFF;
+        this.session = (int) (System.nanoTime() ^ System.identityHashCode(this) ^ line.nanoTime()) & 0xFF;
     }
 
     /**
@@ -131,16 +131,16 @@ public final class HostLink implements AutoCloseable {
      * @throws HostLinkException when no answer came within {@code timeout}
      */
     public void connect(Duration timeout) throws IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = line.nanoTime() + timeout.toNanos();
         helloPending = true;
         boardSession = -1;
         newBoardSession = -1;
         restartNumbering();
         inbox.clear();
-        sentAt = System.nanoTime();
+        sentAt = line.nanoTime();
         sendFrame(HELLO, 0, null, 0);
         while (helloPending) {
-            if (System.nanoTime() - deadline >= 0) {
+            if (line.nanoTime() - deadline >= 0) {
                 throw new HostLinkException("the board did not answer the link's HELLO within " + timeout);
             }
             pump(deadline);
@@ -172,10 +172,10 @@ public final class HostLink implements AutoCloseable {
         if (message.length > MAX_PAYLOAD) {
             throw new IllegalArgumentException("message of " + message.length + " octets, at most " + MAX_PAYLOAD);
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = line.nanoTime() + timeout.toNanos();
         checkUp();
         while (inFlight() == WINDOW) {
-            if (System.nanoTime() - deadline >= 0) {
+            if (line.nanoTime() - deadline >= 0) {
                 throw new HostLinkException("the board acknowledged nothing for " + timeout);
             }
             pump(deadline);
@@ -185,7 +185,7 @@ public final class HostLink implements AutoCloseable {
         nextSeq = (nextSeq + 1) & 0xFF;
         txPayload[seq % WINDOW] = message.clone();
         if (seq == unacked) {
-            sentAt = System.nanoTime();
+            sentAt = line.nanoTime();
         }
         sendFrame(DATA, seq, message, message.length);
     }
@@ -196,10 +196,10 @@ public final class HostLink implements AutoCloseable {
      * @throws BoardResetException when the board restarted
      */
     public byte[] receive(Duration timeout) throws IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = line.nanoTime() + timeout.toNanos();
         while (inbox.isEmpty()) {
             checkUp();
-            if (System.nanoTime() - deadline >= 0) {
+            if (line.nanoTime() - deadline >= 0) {
                 return null;
             }
             pump(deadline);
@@ -209,10 +209,10 @@ public final class HostLink implements AutoCloseable {
 
     /** Waits until the board acknowledged every message sent, at most {@code timeout}; returns whether it did. */
     public boolean flush(Duration timeout) throws IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = line.nanoTime() + timeout.toNanos();
         while (inFlight() > 0) {
             checkUp();
-            if (System.nanoTime() - deadline >= 0) {
+            if (line.nanoTime() - deadline >= 0) {
                 return false;
             }
             pump(deadline);
@@ -247,7 +247,7 @@ public final class HostLink implements AutoCloseable {
 
     /** Reads what the line has (waiting until the next retransmission is due, or the deadline) and acts on it. */
     private void pump(long deadline) throws IOException {
-        long now = System.nanoTime();
+        long now = line.nanoTime();
         long wait = Math.min(deadline - now, rtoNanos - (now - sentAt));
         byte[] buf = new byte[4096];
         int n = line.read(buf, 0, buf.length, Duration.ofNanos(Math.max(wait, 100_000)));
@@ -255,7 +255,7 @@ public final class HostLink implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             receiveOctet(buf[i]);
         }
-        now = System.nanoTime();
+        now = line.nanoTime();
         if (now - sentAt < rtoNanos) {
             return;
         }
@@ -335,7 +335,7 @@ public final class HostLink implements AutoCloseable {
                 txPayload[s % WINDOW] = null;
             }
             unacked = ack;
-            sentAt = System.nanoTime();
+            sentAt = line.nanoTime();
         }
         if (kind == DATA) {
             if (seq == expected) {

@@ -17,6 +17,14 @@ public interface SerialLine extends AutoCloseable {
      */
     int read(byte[] dst, int offset, int length, Duration timeout) throws IOException;
 
+    /**
+     * The line's clock in nanoseconds, for the link's timers: the host's wall clock for a real port; a simulated
+     * board's line gives simulated time, so retransmission timeouts mean the same as on hardware.
+     */
+    default long nanoTime() {
+        return System.nanoTime();
+    }
+
     @Override
     void close() throws IOException;
 }

@@ -1,0 +1,123 @@
+/*
+ * The board firmware: the host link on the UART and the messages of docs/host-link.md ("Messages").
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "board.h"
+#include "hostlink.h"
+
+static hl_link link_;
+
+/* The link's ticks are clock cycles (the low word of the cycle counter: the link compares differences, so the wrap
+ * every 2^32 cycles is harmless). */
+static uint32_t now(void) {
+    return BOARD_CYCLE_LO;
+}
+
+static void uart_out(void *ctx, const uint8_t *octets, size_t length) {
+    (void) ctx;
+    for (size_t i = 0; i < length; i++) {
+        while (((UART_STATUS >> 16) & 0xFF) == 0) {
+        }
+        UART_DATA = octets[i];
+    }
+}
+
+static void put_be32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t) (v >> 24);
+    p[1] = (uint8_t) (v >> 16);
+    p[2] = (uint8_t) (v >> 8);
+    p[3] = (uint8_t) v;
+}
+
+static uint32_t get_be32(const uint8_t *p) {
+    return ((uint32_t) p[0] << 24) | ((uint32_t) p[1] << 16) | ((uint32_t) p[2] << 8) | p[3];
+}
+
+static void answer(const uint8_t *m, size_t n) {
+    while (hl_send(&link_, m, n) != 0) {
+        /* Window full: keep the link running until the host acknowledges. */
+        uint32_t s = UART_DATA;
+        if (s & 0x10000u) {
+            hl_receive_byte(&link_, (uint8_t) s);
+        }
+        hl_poll(&link_, now());
+    }
+}
+
+/* One message from the host: the first octet says what it is; the answer repeats it in lower case. */
+static void deliver(void *ctx, const uint8_t *m, size_t n) {
+    (void) ctx;
+    static uint8_t out[HL_MAX_PAYLOAD];
+    if (n == 0) {
+        return;
+    }
+    switch (m[0]) {
+    case 'E': /* echo: the payload reversed, each octet XOR 0xA5 */
+        out[0] = 'e';
+        for (size_t i = 1; i < n; i++) {
+            out[i] = m[n - i] ^ 0xA5;
+        }
+        answer(out, n);
+        break;
+    case 'I': { /* board info: ID, clock, baud, hardware build, link counters */
+        out[0] = 'i';
+        put_be32(out + 1, BOARD_ID);
+        put_be32(out + 5, BOARD_CLOCK_HZ);
+        put_be32(out + 9, BOARD_BAUD);
+        put_be32(out + 13, BOARD_BUILD);
+        put_be32(out + 17, link_.stats.retransmissions);
+        put_be32(out + 21, link_.stats.dropped_bad_crc + link_.stats.dropped_bad_framing);
+        put_be32(out + 25, link_.stats.dropped_out_of_order);
+        answer(out, 29);
+        break;
+    }
+    case 'R': /* read 32 bits at an address */
+        if (n == 5) {
+            out[0] = 'r';
+            put_be32(out + 1, REG32(get_be32(m + 1)));
+            answer(out, 5);
+        }
+        break;
+    case 'W': /* write 32 bits at an address */
+        if (n == 9) {
+            REG32(get_be32(m + 1)) = get_be32(m + 5);
+            out[0] = 'w';
+            answer(out, 1);
+        }
+        break;
+    default:
+        out[0] = '?';
+        out[1] = m[0];
+        answer(out, 2);
+        break;
+    }
+}
+
+int main(void) {
+    uint32_t clock = BOARD_CLOCK_HZ;
+    UART_FRAME = 7u;                                                /* 8 data bits, no parity, 1 stop bit */
+    UART_DIVIDER = clock / (BOARD_UART_SAMPLES * BOARD_BAUD) - 1u;
+    BOARD_LEDS = 1u;
+    /* A new session number at every start: the cycle count when the first octet from the host arrives differs
+     * from one start to the next on a real board; in simulation the build id and the buttons vary it too. */
+    uint32_t s;
+    while (!((s = UART_DATA) & 0x10000u)) {
+    }
+    uint8_t session = (uint8_t) (BOARD_CYCLE_LO ^ BOARD_BUTTONS ^ (BOARD_CYCLE_LO >> 8));
+    hl_init(&link_, uart_out, deliver, 0, clock / 20u, session); /* retransmit after 50 ms */
+    hl_receive_byte(&link_, (uint8_t) s);
+    int shown = 0; /* LED 1 shows the link is up; set on a change only, so the host may drive the LEDs */
+    for (;;) {
+        uint32_t d;
+        while ((d = UART_DATA) & 0x10000u) {
+            hl_receive_byte(&link_, (uint8_t) d);
+        }
+        if (hl_ready(&link_) != shown) {
+            shown = hl_ready(&link_);
+            BOARD_LEDS = 1u | (shown ? 2u : 0u);
+        }
+        hl_poll(&link_, now());
+    }
+}

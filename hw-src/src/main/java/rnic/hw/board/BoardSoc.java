@@ -1,0 +1,157 @@
+package rnic.hw.board;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Scala;
+import scala.Tuple2;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.Data;
+import spinal.lib.bus.amba3.apb.Apb3;
+import spinal.lib.bus.amba3.apb.Apb3Decoder$;
+import spinal.lib.bus.amba4.axi.Axi4Bus;
+import spinal.lib.bus.amba4.axi.Axi4CrossbarFactory;
+import spinal.lib.bus.amba4.axi.Axi4ReadOnly;
+import spinal.lib.bus.amba4.axi.Axi4Shared;
+import spinal.lib.bus.amba4.axi.Axi4SharedOnChipRam;
+import spinal.lib.bus.amba4.axi.Axi4SharedToApb3Bridge;
+import spinal.lib.bus.misc.SizeMapping;
+import spinal.lib.com.uart.Apb3UartCtrl;
+import spinal.lib.com.uart.Uart;
+import spinal.lib.com.uart.UartCtrlGenerics;
+import spinal.lib.com.uart.UartCtrlMemoryMappedConfig;
+import spinal.lib.cpu.riscv.impl.InstructionCacheConfig;
+import spinal.lib.cpu.riscv.impl.RiscvCoreConfig;
+import spinal.lib.cpu.riscv.impl.RiscvCoreConfig$;
+import spinal.lib.cpu.riscv.impl.build.RiscvAxi4;
+import spinal.lib.cpu.riscv.impl.extension.BarrelShifterFullExtension;
+import spinal.lib.cpu.riscv.impl.extension.DivExtension;
+import spinal.lib.cpu.riscv.impl.extension.MulExtension;
+
+/**
+ * The board SoC: spinal.lib's RV32IM core (the {@code RiscvCore} of its Pinsec SoC, no caches, no debug port) runs
+ * the firmware from an on-chip RAM initialised with its image; spinal.lib's AXI4 crossbar joins the core's instruction
+ * and data buses to the RAM and, through an AXI4-to-APB3 bridge and {@code Apb3Decoder}, to the peripherals:
+ *
+ * <pre>
+ * 0x0000_0000  RAM (ramBytes)             firmware code, data, stack
+ * 0xF001_0000  Apb3UartCtrl (4 KiB)       the host link, 8N1
+ * 0xF002_0000  BoardControl (4 KiB)       ID, clock, baud, build id, cycle counter, LEDs, buttons
+ * </pre>
+ *
+ * The core fetches through a 4 KiB instruction cache; data goes straight to the crossbar. The firmware's
+ * {@code firmware/board/board.h} holds the same map. Ports: the default clock domain's {@code clk}
+ * and {@code reset}, {@code uart_txd}, {@code uart_rxd}, {@code leds}, {@code buttons}.
+ */
+public final class BoardSoc extends HwComponent {
+    /** Where the RAM starts. */
+    public static final long RAM_BASE = 0x0000_0000L;
+    /** Where the APB3 window starts (1 MiB). */
+    public static final long APB_BASE = 0xF000_0000L;
+    /** The UART's offset in the APB3 window. */
+    public static final int UART_OFFSET = 0x1_0000;
+    /** BoardControl's offset in the APB3 window. */
+    public static final int CONTROL_OFFSET = 0x2_0000;
+
+    /**
+     * UART receive FIFO entries: a whole frame's worth of the host link's octets arrives while the firmware checks the
+     * previous frame (at 3 Mbaud an octet every 16 clocks of 48 MHz), so it is deep, and block RAM.
+     */
+    public static final int RX_FIFO = 2048;
+
+    /** Ports, without prefix. */
+    public static final class Io extends HwBundle {
+        public final Bool uart_txd;
+        public final Bool uart_rxd;
+        public final Bits leds;
+        public final Bits buttons;
+
+        Io(BoardSocConfig c) {
+            uart_txd = field("uart_txd", out(bool()));
+            uart_rxd = field("uart_rxd", in(bool()));
+            leds = field("leds", out(bits(c.ledCount())));
+            buttons = field("buttons", in(bits(c.buttonCount())));
+        }
+    }
+
+    public final BoardSocConfig config;
+    public final Io io;
+    public final RiscvAxi4 cpu;
+    public final Axi4SharedOnChipRam ram;
+    public final Axi4SharedToApb3Bridge apbBridge;
+    public final Apb3UartCtrl uart;
+    public final BoardControl control;
+
+    public BoardSoc(BoardSocConfig c) {
+        this.config = c;
+        noIoPrefix();
+        io = io(new Io(c));
+        RiscvCoreConfig cpuConfig = cpuConfig();
+        // A 4 KiB instruction cache as in Pinsec: without it every fetch crosses the crossbar (several cycles per
+        // instruction), too slow to keep up with a 3 Mbaud host link.
+        InstructionCacheConfig iCache = new InstructionCacheConfig(4096, 32, 1, true, 32, 32, 32);
+        cpu = child("cpu", () -> new RiscvAxi4(cpuConfig, iCache, null, false, 0));
+        ram = child("ram", () -> Axi4SharedOnChipRam.apply(32, scala.math.BigInt.apply(c.ramBytes()), 4, false));
+        List<scala.math.BigInt> image = new ArrayList<>();
+        for (int i = 0; i < c.ramBytes() / 4; i++) {
+            image.add(scala.math.BigInt.apply(i < c.firmware().length ? c.firmware()[i] & 0xFFFF_FFFFL : 0L));
+        }
+        ram.ram().initBigInt(Scala.seq(image), false);
+        apbBridge = child("apbBridge", () -> Axi4SharedToApb3Bridge.apply(20, 32, 4));
+        uart = child("uart", () -> Apb3UartCtrl.apply(UartCtrlMemoryMappedConfig.apply(
+                UartCtrlGenerics.apply(8, 20, 1, 5, 2, false, false), null, true, true, 16, RX_FIFO)));
+        control = child("control", () -> new BoardControl(c));
+
+        Axi4ReadOnly cpuI = (Axi4ReadOnly) find(cpu.io(), "i");
+        Axi4Shared cpuD = (Axi4Shared) find(cpu.io(), "d");
+        Axi4Shared ramAxi = (Axi4Shared) find(ram.io(), "axi");
+        Axi4Shared bridgeAxi = (Axi4Shared) find(apbBridge.io(), "axi");
+        Axi4CrossbarFactory crossbar = Axi4CrossbarFactory.apply();
+        crossbar.addSlaves(Scala.seq(
+                new Tuple2<Axi4Bus, SizeMapping>(ramAxi, mapping(RAM_BASE, c.ramBytes())),
+                new Tuple2<Axi4Bus, SizeMapping>(bridgeAxi, mapping(APB_BASE, 1 << 20))));
+        crossbar.addConnections(Scala.seq(
+                new Tuple2<Axi4Bus, scala.collection.Seq<Axi4Bus>>(cpuI, Scala.seq(ramAxi)),
+                new Tuple2<Axi4Bus, scala.collection.Seq<Axi4Bus>>(cpuD, Scala.seq(ramAxi, bridgeAxi))));
+        crossbar.build();
+
+        Apb3Decoder$.MODULE$.apply((Apb3) find(apbBridge.io(), "apb"), Scala.seq(
+                new Tuple2<>((Apb3) find(uart.io(), "apb"), mapping(UART_OFFSET, 4096)),
+                new Tuple2<>(control.io.apb, mapping(CONTROL_OFFSET, 4096))));
+
+        Uart pins = (Uart) find(uart.io(), "uart");
+        set(io.uart_txd, pins.txd());
+        set(pins.rxd(), io.uart_rxd);
+        set(io.leds, control.io.leds);
+        set(control.io.buttons, io.buttons);
+    }
+
+    /** rv32im: the core of spinal.lib's Pinsec with its multiply, divide and full barrel shifter extensions. */
+    private static RiscvCoreConfig cpuConfig() {
+        RiscvCoreConfig$ k = RiscvCoreConfig$.MODULE$;
+        RiscvCoreConfig cfg = k.apply(32, 32, scala.math.BigInt.apply(0), k.apply$default$4(), k.apply$default$5(),
+                k.apply$default$6(), k.apply$default$7(), k.apply$default$8(), k.apply$default$9(),
+                k.apply$default$10(), k.apply$default$11(), k.apply$default$12(), k.apply$default$13(),
+                k.apply$default$14(), k.apply$default$15());
+        cfg.add(new MulExtension());
+        cfg.add(new DivExtension());
+        cfg.add(new BarrelShifterFullExtension());
+        return cfg;
+    }
+
+    private static SizeMapping mapping(long base, long size) {
+        return new SizeMapping(scala.math.BigInt.apply(base), scala.math.BigInt.apply(size));
+    }
+
+    private static Data find(spinal.core.Bundle io, String name) {
+        Data d = io.find(name);
+        if (d == null) {
+            throw new IllegalStateException("no port " + name + " in " + io);
+        }
+        return d;
+    }
+}
