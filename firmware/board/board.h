@@ -11,6 +11,9 @@
 #define APB_BASE 0xF0000000u   /* the APB3 peripherals, behind spinal.lib's Axi4SharedToApb3Bridge */
 #define UART_BASE (APB_BASE + 0x10000u)  /* spinal.lib Apb3UartCtrl */
 #define BOARD_BASE (APB_BASE + 0x20000u) /* rnic.hw.board.BoardControl */
+#define TCP_BASE (APB_BASE + 0x30000u)   /* rnic.hw.board.TcpBridge */
+#define RNIC_BASE (APB_BASE + 0x40000u)  /* rnic.hw.top.RnicCore's registers (RnicRegisterFile) */
+#define MEMORY_BASE 0x10000000u          /* board memory: the RNIC's host memory */
 
 #define REG32(a) (*(volatile uint32_t *) (a))
 
@@ -30,5 +33,21 @@
 #define BOARD_CYCLE_HI REG32(BOARD_BASE + 0x18)
 #define BOARD_LEDS REG32(BOARD_BASE + 0x1C)     /* the LEDs, one per bit */
 #define BOARD_BUTTONS REG32(BOARD_BASE + 0x20)  /* the buttons, synchronised, one per bit */
+#define BOARD_IRQ REG32(BOARD_BASE + 0x24)      /* bit 0: the RNIC core's interrupt line */
+
+/* RnicCore: the register offsets come from the one declaration (RnicRegisterFile), exported at build time as
+ * build/regs/rnic_regs.h. The host driver owns these registers; the firmware reads the configuration only. */
+#include "rnic_regs.h"
+#define RNIC_REG(off) REG32(RNIC_BASE + (off))
+
+/* TcpBridge, per connection q. */
+#define TCP_REG(q, off) REG32(TCP_BASE + 0x20u * (q) + (off))
+#define TCP_RX_SEQ(q) TCP_REG(q, 0x00)   /* sequence number of the next octet pushed toward the core */
+#define TCP_RX_KEEP(q) TCP_REG(q, 0x04)  /* octets of the next beat pushed (bit i: octet i) */
+#define TCP_RX_DATA(q) TCP_REG(q, 0x08)  /* write: push a beat */
+#define TCP_RX_FREE(q) TCP_REG(q, 0x0C)  /* beats the FIFO toward the core takes */
+#define TCP_TX_COUNT(q) TCP_REG(q, 0x10) /* beats from the core waiting */
+#define TCP_TX_META(q) TCP_REG(q, 0x14)  /* oldest beat: keep 3:0, last 4 */
+#define TCP_TX_DATA(q) TCP_REG(q, 0x18)  /* read: the oldest beat's data, removed */
 
 #endif

@@ -7,6 +7,9 @@
 #include "board.h"
 #include "hostlink.h"
 
+#define MAX_CONNECTIONS 16
+static unsigned tcp_connections; /* the RNIC core's QP count, from its CORE_CONFIG register */
+
 static hl_link link_;
 
 /* The link's ticks are clock cycles (the low word of the cycle counter: the link compares differences, so the wrap
@@ -46,6 +49,48 @@ static void answer(const uint8_t *m, size_t n) {
     }
 }
 
+/* Pushes TCP payload toward the core's connection q, four octets a beat, waiting for FIFO room. */
+static void tcp_push(unsigned q, uint32_t seq, const uint8_t *p, size_t n) {
+    TCP_RX_SEQ(q) = seq;
+    while (n > 0) {
+        size_t k = n < 4 ? n : 4;
+        uint32_t w = 0;
+        for (size_t i = 0; i < k; i++) {
+            w |= (uint32_t) p[i] << (8 * i);
+        }
+        while (TCP_RX_FREE(q) == 0) {
+        }
+        TCP_RX_KEEP(q) = (1u << k) - 1u;
+        TCP_RX_DATA(q) = w;
+        p += k;
+        n -= k;
+    }
+    TCP_RX_KEEP(q) = 0xFu;
+}
+
+/* Forwards what the core sent on connection q to the host: 'X', q, the octets (up to a frame). Returns whether it
+ * sent anything. */
+static int tcp_forward(unsigned q) {
+    static uint8_t msg[HL_MAX_PAYLOAD];
+    size_t n = 2;
+    while (n + 4 <= HL_MAX_PAYLOAD && TCP_TX_COUNT(q) != 0) {
+        uint32_t keep = TCP_TX_META(q) & 0xFu;
+        uint32_t w = TCP_TX_DATA(q);
+        for (unsigned i = 0; i < 4; i++) {
+            if (keep & (1u << i)) {
+                msg[n++] = (uint8_t) (w >> (8 * i));
+            }
+        }
+    }
+    if (n == 2) {
+        return 0;
+    }
+    msg[0] = 'X';
+    msg[1] = (uint8_t) q;
+    answer(msg, n);
+    return 1;
+}
+
 /* One message from the host: the first octet says what it is; the answer repeats it in lower case. */
 static void deliver(void *ctx, const uint8_t *m, size_t n) {
     (void) ctx;
@@ -73,6 +118,32 @@ static void deliver(void *ctx, const uint8_t *m, size_t n) {
         answer(out, 29);
         break;
     }
+    case 'M': /* write octets to memory: address, then the octets */
+        if (n >= 5) {
+            uint8_t *dst = (uint8_t *) get_be32(m + 1);
+            memcpy(dst, m + 5, n - 5);
+            out[0] = 'm';
+            answer(out, 1);
+        }
+        break;
+    case 'N': /* read octets from memory: address, count (16 bits, at most a frame's worth) */
+        if (n == 7) {
+            uint32_t count = ((uint32_t) m[5] << 8) | m[6];
+            if (count > HL_MAX_PAYLOAD - 1) {
+                count = HL_MAX_PAYLOAD - 1;
+            }
+            out[0] = 'n';
+            memcpy(out + 1, (const uint8_t *) get_be32(m + 1), count);
+            answer(out, count + 1);
+        }
+        break;
+    case 'T': /* TCP payload toward the core: connection, sequence number of the first octet, the octets */
+        if (n >= 6 && m[1] < tcp_connections) {
+            tcp_push(m[1], get_be32(m + 2), m + 6, n - 6);
+            out[0] = 't';
+            answer(out, 1);
+        }
+        break;
     case 'R': /* read 32 bits at an address */
         if (n == 5) {
             out[0] = 'r';
@@ -97,6 +168,10 @@ static void deliver(void *ctx, const uint8_t *m, size_t n) {
 
 int main(void) {
     uint32_t clock = BOARD_CLOCK_HZ;
+    tcp_connections = (RNIC_REG(RNIC_CORE_CONFIG) & RNIC_CORE_CONFIG_QP_COUNT_MASK) >> RNIC_CORE_CONFIG_QP_COUNT_SHIFT;
+    if (tcp_connections > MAX_CONNECTIONS) {
+        tcp_connections = MAX_CONNECTIONS;
+    }
     UART_FRAME = 7u;                                                /* 8 data bits, no parity, 1 stop bit */
     UART_DIVIDER = clock / (BOARD_UART_SAMPLES * BOARD_BAUD) - 1u;
     BOARD_LEDS = 1u;
@@ -113,6 +188,19 @@ int main(void) {
         uint32_t d;
         while ((d = UART_DATA) & 0x10000u) {
             hl_receive_byte(&link_, (uint8_t) d);
+        }
+        if (hl_ready(&link_)) {
+            for (unsigned q = 0; q < tcp_connections; q++) {
+                tcp_forward(q);
+            }
+            /* The RNIC's interrupt as an event: 'Q' when the line rises (the host clears its cause). */
+            static uint32_t irq;
+            uint32_t now_irq = BOARD_IRQ & 1u;
+            if (now_irq && !irq) {
+                uint8_t e = 'Q';
+                answer(&e, 1);
+            }
+            irq = now_irq;
         }
         if (hl_ready(&link_) != shown) {
             shown = hl_ready(&link_);

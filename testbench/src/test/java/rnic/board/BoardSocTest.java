@@ -12,7 +12,9 @@ import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import rnic.hw.board.BoardSoc;
+import rnic.hw.board.TcpBridge;
 import rnic.hw.board.BoardSocConfig;
+import rnic.hw.top.RnicConfig;
 import rnic.sim.SimModel;
 import rnic.sim.SimSignal;
 import rnic.sim.Tb;
@@ -33,11 +35,14 @@ class BoardSocTest {
     static final long CLOCK = 48_000_000L;
     static final long BAUD = 3_000_000L;
     static final int BIT = (int) (CLOCK / BAUD);
+    /** The RNIC core on the board: W = 32, two QPs. */
+    static final RnicConfig RNIC = RnicConfig.defaults().withDataWidth(32).withQpCount(2);
+    static final int MEMORY = 64 * 1024;
 
     static SimModel<BoardSoc> model() throws Exception {
         byte[] bin = Files.readAllBytes(Firmware.build("board.bin"));
         int[] words = BoardSocConfig.words(bin);
-        BoardSocConfig c = new BoardSocConfig(CLOCK, BAUD, 32 * 1024, words, 8, 4, 0x0B0A_0001);
+        BoardSocConfig c = new BoardSocConfig(CLOCK, BAUD, 32 * 1024, words, 8, 4, 0x0B0A_0001, RNIC, MEMORY);
         return SimModel.of("BoardSoc-" + Integer.toHexString(Arrays.hashCode(words)), () -> new BoardSoc(c));
     }
 
@@ -110,6 +115,46 @@ class BoardSocTest {
             assertEquals(0xA5, back.getInt());
             assertArrayEquals(new byte[] {'?', 'Z'}, call(link, new byte[] {'Z'}), "unknown message");
             System.out.printf("board SoC: link up and 10 calls in %d cycles (%s)%n", tb.cycle(), link.stats());
+        });
+    }
+
+    /**
+     * The RNIC core is on the board's bus: its first register reads "RNIC" at the APB window's RNIC offset, board
+     * memory takes and returns bulk data, and TCP payload pushed toward connection 0 waits in the bridge while the
+     * QP is in RESET (the core holds its receive stream until the host hands the connection over).
+     */
+    @Test
+    void rnicCoreMemoryAndTcpBridgeAreReachable() throws Exception {
+        withLink(5, false, (tb, link, line) -> {
+            long rnicBase = BoardSoc.APB_BASE + BoardSoc.RNIC_OFFSET;
+            ByteBuffer type = ByteBuffer.wrap(call(link, ByteBuffer.allocate(5).put((byte) 'R')
+                    .putInt((int) rnicBase).array()));
+            assertEquals('r', type.get());
+            assertEquals(0x524E4943, type.getInt(), "CORE_TYPE 'RNIC'");
+
+            byte[] data = new byte[1000];
+            new Random(6).nextBytes(data);
+            int address = (int) (BoardSoc.MEMORY_BASE + 0x100);
+            byte[] m = ByteBuffer.allocate(5 + data.length).put((byte) 'M').putInt(address).put(data).array();
+            assertArrayEquals(new byte[] {'m'}, call(link, m));
+            byte[] n = ByteBuffer.allocate(7).put((byte) 'N').putInt(address).putShort((short) data.length).array();
+            byte[] back = call(link, n);
+            assertEquals('n', back[0]);
+            assertArrayEquals(data, Arrays.copyOfRange(back, 1, back.length), "board memory read back");
+
+            byte[] payload = new byte[37];
+            byte[] t = ByteBuffer.allocate(6 + payload.length).put((byte) 'T').put((byte) 0).putInt(1000)
+                    .put(payload).array();
+            assertArrayEquals(new byte[] {'t'}, call(link, t));
+            long tcpBase = BoardSoc.APB_BASE + BoardSoc.TCP_OFFSET;
+            ByteBuffer free = ByteBuffer.wrap(call(link, ByteBuffer.allocate(5).put((byte) 'R')
+                    .putInt((int) (tcpBase + 0x0C)).array()));
+            free.get();
+            assertEquals(TcpBridge.FIFO_BEATS - 10, free.getInt(), "37 octets wait as 10 beats");
+            ByteBuffer seq = ByteBuffer.wrap(call(link, ByteBuffer.allocate(5).put((byte) 'R')
+                    .putInt((int) tcpBase).array()));
+            seq.get();
+            assertEquals(1037, seq.getInt(), "RX_SEQ advanced by the octets pushed");
         });
     }
 

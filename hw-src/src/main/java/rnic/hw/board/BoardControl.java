@@ -22,7 +22,7 @@ import spinal.lib.bus.regif.SymbolName;
  * The board's own registers for the firmware (SpinalHDL regif on APB3): what the board is (ID "RNBD", clock, the host
  * link's baud rate and the UART's samples per bit, so the firmware computes its divider; the hardware build id), a
  * free-running 64-bit cycle counter (the firmware's timer; reading CYCLE_LO latches CYCLE_HI), the LEDs and the
- * buttons (two-flop synchronised).
+ * buttons (two-flop synchronised), and the RNIC core's interrupt line (BOARD_IRQ).
  */
 public final class BoardControl extends HwComponent {
     /** APB3: 8 address bits, 32-bit data. */
@@ -35,11 +35,13 @@ public final class BoardControl extends HwComponent {
         public final Apb3 apb;
         public final Bits leds;
         public final Bits buttons;
+        public final Bool rnicInterrupt;
 
         Io(BoardSocConfig c) {
             apb = field("apb", spinal.lib.slave$.MODULE$.apply(new Apb3(apbConfig())));
             leds = field("leds", out(bits(c.ledCount())));
             buttons = field("buttons", in(bits(c.buttonCount())));
+            rnicInterrupt = field("rnicInterrupt", in(bool()));
         }
     }
 
@@ -81,6 +83,10 @@ public final class BoardControl extends HwComponent {
         set(sync1, io.buttons);
         set(sync2, sync1);
         set(buttonField, sync2);
+
+        RegInst irq = reg("BOARD_IRQ", "Interrupt lines the firmware watches");
+        Bool rnic = field(irq, "RNIC", () -> bool(), AccessType.RO$.MODULE$, "the RNIC core's interrupt output");
+        set(rnic, io.rnicInterrupt);
     }
 
     private RegInst reg(String name, String doc) {

@@ -13,6 +13,12 @@ import spinal.core.Bool;
 import spinal.core.Data;
 import spinal.lib.bus.amba3.apb.Apb3;
 import spinal.lib.bus.amba3.apb.Apb3Decoder$;
+import rnic.hdl.Streams;
+import rnic.hw.ddp.MemoryPort;
+import rnic.hw.top.RnicCore;
+import rnic.hw.top.RnicRegisterFile;
+import spinal.lib.bus.amba4.axi.Axi4;
+import spinal.lib.bus.amba4.axi.Axi4Ax;
 import spinal.lib.bus.amba4.axi.Axi4Bus;
 import spinal.lib.bus.amba4.axi.Axi4CrossbarFactory;
 import spinal.lib.bus.amba4.axi.Axi4ReadOnly;
@@ -39,9 +45,16 @@ import spinal.lib.cpu.riscv.impl.extension.MulExtension;
  *
  * <pre>
  * 0x0000_0000  RAM (ramBytes)             firmware code, data, stack
+ * 0x1000_0000  board memory (memoryBytes) the RNIC's "host memory": rings, CQs, buffers; the RNIC core's AXI4
+ *                                         master reaches it (and nothing else: other addresses answer DECERR)
  * 0xF001_0000  Apb3UartCtrl (4 KiB)       the host link, 8N1
- * 0xF002_0000  BoardControl (4 KiB)       ID, clock, baud, build id, cycle counter, LEDs, buttons
+ * 0xF002_0000  BoardControl (4 KiB)       ID, clock, baud, build id, cycle counter, LEDs, buttons, RNIC interrupt
+ * 0xF003_0000  TcpBridge (4 KiB)          the core's TCP byte streams, per connection
+ * 0xF004_0000  RnicCore (64 KiB)          the RNIC's registers (RnicRegisterFile), as the host driver knows them
  * </pre>
+ *
+ * The RNIC core runs at W = 32 with the board's QP count; its 64-bit memory addresses are narrowed to the 32-bit
+ * crossbar (an address with any upper bit set goes to an unmapped address and gets DECERR, never wraps into RAM).
  *
  * The core fetches through a 4 KiB instruction cache; data goes straight to the crossbar. The firmware's
  * {@code firmware/board/board.h} holds the same map. Ports: the default clock domain's {@code clk}
@@ -56,6 +69,14 @@ public final class BoardSoc extends HwComponent {
     public static final int UART_OFFSET = 0x1_0000;
     /** BoardControl's offset in the APB3 window. */
     public static final int CONTROL_OFFSET = 0x2_0000;
+    /** TcpBridge's offset in the APB3 window. */
+    public static final int TCP_OFFSET = 0x3_0000;
+    /** RnicCore's register file's offset in the APB3 window. */
+    public static final int RNIC_OFFSET = 0x4_0000;
+    /** Where the board memory (the RNIC's host memory) starts. */
+    public static final long MEMORY_BASE = 0x1000_0000L;
+    /** An address no slave answers for the RNIC's master: upper address bits set are sent here. */
+    static final long UNMAPPED = 0xFFFF_F000L;
 
     /**
      * UART receive FIFO entries: a whole frame's worth of the host link's octets arrives while the firmware checks the
@@ -85,6 +106,9 @@ public final class BoardSoc extends HwComponent {
     public final Axi4SharedToApb3Bridge apbBridge;
     public final Apb3UartCtrl uart;
     public final BoardControl control;
+    public final RnicCore rnic;
+    public final Axi4SharedOnChipRam memory;
+    public final TcpBridge tcp;
 
     public BoardSoc(BoardSocConfig c) {
         this.config = c;
@@ -105,23 +129,38 @@ public final class BoardSoc extends HwComponent {
         uart = child("uart", () -> Apb3UartCtrl.apply(UartCtrlMemoryMappedConfig.apply(
                 UartCtrlGenerics.apply(8, 20, 1, 5, 2, false, false), null, true, true, 16, RX_FIFO)));
         control = child("control", () -> new BoardControl(c));
+        rnic = child("rnic", () -> new RnicCore(c.rnic()));
+        memory = child("memory", () -> Axi4SharedOnChipRam.apply(32, scala.math.BigInt.apply(c.memoryBytes()), 6,
+                false));
+        tcp = child("tcp", () -> new TcpBridge(c.rnic().qpCount()));
+        for (int q = 0; q < c.rnic().qpCount(); q++) {
+            Streams.connect(tcp.io.toCore.get(q), rnic.io.tcpRx.get(q));
+            Streams.connect(rnic.io.tcpTx.get(q), tcp.io.fromCore.get(q));
+        }
+        set(control.io.rnicInterrupt, rnic.io.interrupt);
+        Axi4 rnicAxi = narrow(rnic.io.axi);
 
         Axi4ReadOnly cpuI = (Axi4ReadOnly) find(cpu.io(), "i");
         Axi4Shared cpuD = (Axi4Shared) find(cpu.io(), "d");
         Axi4Shared ramAxi = (Axi4Shared) find(ram.io(), "axi");
         Axi4Shared bridgeAxi = (Axi4Shared) find(apbBridge.io(), "axi");
+        Axi4Shared memoryAxi = (Axi4Shared) find(memory.io(), "axi");
         Axi4CrossbarFactory crossbar = Axi4CrossbarFactory.apply();
         crossbar.addSlaves(Scala.seq(
                 new Tuple2<Axi4Bus, SizeMapping>(ramAxi, mapping(RAM_BASE, c.ramBytes())),
+                new Tuple2<Axi4Bus, SizeMapping>(memoryAxi, mapping(MEMORY_BASE, c.memoryBytes())),
                 new Tuple2<Axi4Bus, SizeMapping>(bridgeAxi, mapping(APB_BASE, 1 << 20))));
         crossbar.addConnections(Scala.seq(
                 new Tuple2<Axi4Bus, scala.collection.Seq<Axi4Bus>>(cpuI, Scala.seq(ramAxi)),
-                new Tuple2<Axi4Bus, scala.collection.Seq<Axi4Bus>>(cpuD, Scala.seq(ramAxi, bridgeAxi))));
+                new Tuple2<Axi4Bus, scala.collection.Seq<Axi4Bus>>(cpuD, Scala.seq(ramAxi, memoryAxi, bridgeAxi)),
+                new Tuple2<Axi4Bus, scala.collection.Seq<Axi4Bus>>(rnicAxi, Scala.seq(memoryAxi))));
         crossbar.build();
 
         Apb3Decoder$.MODULE$.apply((Apb3) find(apbBridge.io(), "apb"), Scala.seq(
                 new Tuple2<>((Apb3) find(uart.io(), "apb"), mapping(UART_OFFSET, 4096)),
-                new Tuple2<>(control.io.apb, mapping(CONTROL_OFFSET, 4096))));
+                new Tuple2<>(control.io.apb, mapping(CONTROL_OFFSET, 4096)),
+                new Tuple2<>(tcp.io.apb, mapping(TCP_OFFSET, 4096)),
+                new Tuple2<>(rnic.io.apb, mapping(RNIC_OFFSET, 1 << RnicRegisterFile.ADDRESS_WIDTH))));
 
         Uart pins = (Uart) find(uart.io(), "uart");
         set(io.uart_txd, pins.txd());
@@ -141,6 +180,47 @@ public final class BoardSoc extends HwComponent {
         cfg.add(new DivExtension());
         cfg.add(new BarrelShifterFullExtension());
         return cfg;
+    }
+
+    /**
+     * The RNIC core's AXI4 master with 32-bit addresses for the crossbar, through a register slice: an address with a
+     * bit above 31 set becomes {@link #UNMAPPED}, which only the crossbar's error slave answers.
+     */
+    private Axi4 narrow(Axi4 wide) {
+        Axi4 n = wire("rnicAxi32", new Axi4(MemoryPort.axi4Config(32, 32)));
+        narrowChannel(wide.aw(), n.aw());
+        narrowChannel(wide.ar(), n.ar());
+        set(n.w().valid(), wide.w().valid());
+        set(wide.w().ready(), n.w().ready());
+        set(n.w().payload().data(), wide.w().payload().data());
+        set(n.w().payload().strb(), wide.w().payload().strb());
+        set(n.w().payload().last(), wide.w().payload().last());
+        set(wide.b().valid(), n.b().valid());
+        set(n.b().ready(), wide.b().ready());
+        set(wide.b().payload().id(), n.b().payload().id());
+        set(wide.b().payload().resp(), n.b().payload().resp());
+        set(wide.r().valid(), n.r().valid());
+        set(n.r().ready(), wide.r().ready());
+        set(wide.r().payload().id(), n.r().payload().id());
+        set(wide.r().payload().data(), n.r().payload().data());
+        set(wide.r().payload().resp(), n.r().payload().resp());
+        set(wide.r().payload().last(), n.r().payload().last());
+        // A full register slice on every channel: the core's AXI master has paths from ready to valid and payload,
+        // and the crossbar's decoder has paths from the address to ready; the slice keeps them from closing a loop.
+        spinal.lib.StreamPipe full = spinal.lib.StreamPipe$.MODULE$.FULL();
+        return n.pipelined(full, full, full, full, full);
+    }
+
+    private void narrowChannel(spinal.lib.Stream<? extends Axi4Ax> wide, spinal.lib.Stream<? extends Axi4Ax> n) {
+        set(n.valid(), wide.valid());
+        set(wide.ready(), n.ready());
+        Axi4Ax a = wide.payload();
+        Axi4Ax b = n.payload();
+        set(b.addr(), mux(eq(range(a.addr(), 63, 32), U(0, 32)), range(a.addr(), 31, 0), U(UNMAPPED, 32)));
+        set(b.id(), a.id());
+        set(b.len(), a.len());
+        set(b.size(), a.size());
+        set(b.burst(), a.burst());
     }
 
     private static SizeMapping mapping(long base, long size) {

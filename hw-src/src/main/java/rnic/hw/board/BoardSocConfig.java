@@ -1,5 +1,7 @@
 package rnic.hw.board;
 
+import rnic.hw.top.RnicConfig;
+
 /**
  * Parameters of one board's SoC: its clock, the host link's baud rate, the on-chip RAM for the firmware and the image
  * it starts with (32-bit little-endian words), the LEDs and buttons, and a build id the firmware reports.
@@ -12,9 +14,11 @@ package rnic.hw.board;
  * @param ledCount    LEDs
  * @param buttonCount buttons
  * @param buildId     reported in BOARD_BUILD
+ * @param rnic        the RNIC core's configuration (data width 32)
+ * @param memoryBytes the board memory the RNIC uses as host memory (a power of two)
  */
 public record BoardSocConfig(long clockHz, long baud, int ramBytes, int[] firmware, int ledCount, int buttonCount,
-        int buildId) {
+        int buildId, RnicConfig rnic, int memoryBytes) {
     /** spinal.lib UartCtrl sampling as in its Pinsec SoC: 1 + 5 + 2 samples per bit. */
     public static final int UART_SAMPLES_PER_BIT = 8;
 
@@ -22,6 +26,13 @@ public record BoardSocConfig(long clockHz, long baud, int ramBytes, int[] firmwa
         if (clockHz % (baud * UART_SAMPLES_PER_BIT) != 0) {
             throw new IllegalArgumentException("clock " + clockHz + " Hz is no whole multiple of " + baud + " baud x "
                     + UART_SAMPLES_PER_BIT + " samples");
+        }
+        if (rnic.dataWidth() != 32) {
+            throw new IllegalArgumentException("the board SoC's crossbar is 32 bits wide; the RNIC core has W = "
+                    + rnic.dataWidth());
+        }
+        if (Integer.bitCount(memoryBytes) != 1) {
+            throw new IllegalArgumentException("board memory of " + memoryBytes + " octets is no power of two");
         }
         if (Integer.bitCount(ramBytes) != 1 || firmware.length > ramBytes / 4) {
             throw new IllegalArgumentException("RAM of " + ramBytes + " octets cannot hold " + firmware.length * 4

@@ -66,11 +66,18 @@ public final class MemoryPort {
      * parameter, in the constructor's order.
      */
     public static Axi4Config axi4Config(int dataWidth) {
+        return axi4Config(dataWidth, ADDRESS_WIDTH);
+    }
+
+    /**
+     * The same profile with {@code addressWidth} address bits: what an interconnect in front of a smaller memory (a
+     * board's on-chip RAM) takes once the upper address bits have been decoded.
+     */
+    public static Axi4Config axi4Config(int dataWidth, int addressWidth) {
         if (!DdpConfig.WIDTHS.contains(dataWidth)) {
             throw new IllegalArgumentException("memory port data width must be one of " + DdpConfig.WIDTHS + ", got "
                     + dataWidth);
         }
-        int addressWidth = ADDRESS_WIDTH;
         int idWidth = ID_WIDTH;
         boolean useId = true;
         boolean withAxi3 = false;
