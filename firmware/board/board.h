@@ -34,6 +34,7 @@
 #define BOARD_LEDS REG32(BOARD_BASE + 0x1C)     /* the LEDs, one per bit */
 #define BOARD_BUTTONS REG32(BOARD_BASE + 0x20)  /* the buttons, synchronised, one per bit */
 #define BOARD_IRQ REG32(BOARD_BASE + 0x24)      /* bit 0: the RNIC core's interrupt line */
+#define BOARD_MEMORY_BYTES REG32(BOARD_BASE + 0x28) /* board memory at MEMORY_BASE */
 
 /* RnicCore: the register offsets come from the one declaration (RnicRegisterFile), exported at build time as
  * build/regs/rnic_regs.h. The host driver owns these registers; the firmware reads the configuration only. */

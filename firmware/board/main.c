@@ -106,16 +106,18 @@ static void deliver(void *ctx, const uint8_t *m, size_t n) {
         }
         answer(out, n);
         break;
-    case 'I': { /* board info: ID, clock, baud, hardware build, link counters */
+    case 'I': { /* board info: ID, clock, baud, hardware build, board memory, link counters */
         out[0] = 'i';
         put_be32(out + 1, BOARD_ID);
         put_be32(out + 5, BOARD_CLOCK_HZ);
         put_be32(out + 9, BOARD_BAUD);
         put_be32(out + 13, BOARD_BUILD);
-        put_be32(out + 17, link_.stats.retransmissions);
-        put_be32(out + 21, link_.stats.dropped_bad_crc + link_.stats.dropped_bad_framing);
-        put_be32(out + 25, link_.stats.dropped_out_of_order);
-        answer(out, 29);
+        put_be32(out + 17, MEMORY_BASE);
+        put_be32(out + 21, BOARD_MEMORY_BYTES);
+        put_be32(out + 25, link_.stats.retransmissions);
+        put_be32(out + 29, link_.stats.dropped_bad_crc + link_.stats.dropped_bad_framing);
+        put_be32(out + 33, link_.stats.dropped_out_of_order);
+        answer(out, 37);
         break;
     }
     case 'M': /* write octets to memory: address, then the octets */

@@ -15,6 +15,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import rnic.transport.serial.BoardResetException;
 import rnic.transport.serial.HostLink;
+import rnic.transport.serial.JsscSerialLine;
 
 /**
  * The host link, both halves written independently: the host driver's Java {@link HostLink} against the firmware's C
@@ -91,6 +92,28 @@ class HostLinkFirmwareTest {
             assertNotEquals(before, link.boardSession());
             exchange(link, 5, 4);
         }
+    }
+
+    /**
+     * The same through a real serial device: jssc opens a pseudo-terminal (as it would a board's
+     * {@code /dev/ttyUSB0}) whose other end is the firmware's link engine.
+     */
+    @Test
+    void overASerialDeviceOpenedWithJssc() throws Exception {
+        Path board = Firmware.build("link_board");
+        try (PtyBridge pty = new PtyBridge(board);
+                HostLink link = new HostLink(new JsscSerialLine(pty.device(), 3_000_000), RTO)) {
+            link.connect(WAIT);
+            exchange(link, 200, 5);
+        }
+    }
+
+    /** Opening a device that does not exist is a clear IOException naming it. */
+    @Test
+    void aMissingDeviceIsAClearError() {
+        java.io.IOException e = assertThrows(java.io.IOException.class,
+                () -> new JsscSerialLine("/dev/rnic-no-such-tty", 3_000_000));
+        assertTrue(e.getMessage().contains("/dev/rnic-no-such-tty"), e.getMessage());
     }
 
     /** Sends {@code count} random messages (0 … 1024 octets), a window ahead, and checks each answer. */

@@ -87,6 +87,8 @@ public final class BoardControl extends HwComponent {
         RegInst irq = reg("BOARD_IRQ", "Interrupt lines the firmware watches");
         Bool rnic = field(irq, "RNIC", () -> bool(), AccessType.RO$.MODULE$, "the RNIC core's interrupt output");
         set(rnic, io.rnicInterrupt);
+        constant("BOARD_MEMORY_BYTES", "Octets of board memory (the RNIC's host memory) at 0x1000_0000",
+                c.memoryBytes());
     }
 
     private RegInst reg(String name, String doc) {
