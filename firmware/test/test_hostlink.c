@@ -6,6 +6,7 @@
  */
 #include "hostlink.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,13 @@ static void deliver(void *ctx, const uint8_t *m, size_t n) {
     s->delivered++;
 }
 
+/* Moves up to `max` octets waiting on `l` into `link` (one octet time per octet on the real line). */
+static void carry(line *l, hl_link *link, size_t max) {
+    for (size_t i = 0; i < max && l->head != l->tail; i++) {
+        hl_receive_byte(link, l->q[l->head++ % sizeof l->q]);
+    }
+}
+
 /* Sides are wired so that host's ctx is hs (output -> to_board, deliver checks board->host messages). */
 static int run(const char *name, noise nz, uint32_t messages, uint32_t seed) {
     static line to_board, to_host;
@@ -169,12 +177,8 @@ static int run(const char *name, noise nz, uint32_t messages, uint32_t seed) {
             make_message(hs.stream_seed, sent_b, buf, &len);
             hl_send(&board, buf, len) == 0 ? sent_b++ : 0;
         }
-        if (to_board.head != to_board.tail) {
-            hl_receive_byte(&board, to_board.q[to_board.head++ % sizeof to_board.q]);
-        }
-        if (to_host.head != to_host.tail) {
-            hl_receive_byte(&host, to_host.q[to_host.head++ % sizeof to_host.q]);
-        }
+        carry(&to_board, &board, 1);
+        carry(&to_host, &host, 1);
         hl_poll(&host, now);
         hl_poll(&board, now);
         if (bs.delivered == messages && hs.delivered == messages && host.unacked == host.next_seq
@@ -222,24 +226,16 @@ static void test_board_restart(void) {
             make_message(bs.stream_seed, 0, buf, &len);
             hl_send(&host, buf, len);
         }
-        while (to_board.head != to_board.tail) {
-            hl_receive_byte(&board, to_board.q[to_board.head++ % sizeof to_board.q]);
-        }
-        while (to_host.head != to_host.tail) {
-            hl_receive_byte(&host, to_host.q[to_host.head++ % sizeof to_host.q]);
-        }
+        carry(&to_board, &board, SIZE_MAX);
+        carry(&to_host, &host, SIZE_MAX);
         hl_poll(&host, now);
         hl_poll(&board, now);
     }
     CHECK(restarted && host.peer_reset && !hl_ready(&host), "board restart not detected (at %u)", now);
     hl_hello(&host);
     for (uint32_t t = 0; t < 5000 && !hl_ready(&host); t++, now++) {
-        while (to_board.head != to_board.tail) {
-            hl_receive_byte(&board, to_board.q[to_board.head++ % sizeof to_board.q]);
-        }
-        while (to_host.head != to_host.tail) {
-            hl_receive_byte(&host, to_host.q[to_host.head++ % sizeof to_host.q]);
-        }
+        carry(&to_board, &board, SIZE_MAX);
+        carry(&to_host, &host, SIZE_MAX);
         hl_poll(&host, now);
     }
     CHECK(hl_ready(&host) && host.peer_session == 0x22, "no new link after the restart");
