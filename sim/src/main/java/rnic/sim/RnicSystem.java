@@ -17,6 +17,7 @@ import rnic.sim.tcp.TcpOptions;
 import rnic.sim.tcp.TcpRxDriver;
 import rnic.sim.tcp.TcpRxPacker;
 import rnic.sim.tcp.TcpTxMonitor;
+import rnic.transport.DmaAllocator;
 import spinal.lib.bus.amba4.axi.Axi4;
 
 /**

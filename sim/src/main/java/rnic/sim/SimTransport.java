@@ -10,6 +10,7 @@ import rnic.sim.tcp.TcpNetwork;
 import rnic.sim.tcp.TcpRxDriver;
 import rnic.sim.tcp.TcpSlots;
 import rnic.sim.tcp.TcpTxMonitor;
+import rnic.transport.DmaAllocator;
 import rnic.transport.TcpConnection;
 import rnic.transport.TcpListener;
 import rnic.transport.Transport;

@@ -1,14 +1,14 @@
-package rnic.sim;
+package rnic.transport;
 
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Hands out regions of a simulated host memory window for a driver's rings and buffers (the allocate/free half of
- * {@code rnic.transport.Transport}): first fit, every region starting on a {@link #PAGE} boundary (or a coarser
- * requested alignment) and rounded up to whole pages, so no two regions share a page and a region's rings never cross
- * into another's; freed regions merge with free neighbours. Unknown addresses and exhaustion fail with a message
- * saying what was asked and what is left.
+ * Hands out regions of a device-visible memory window for a driver's rings and buffers (the allocate/free half of
+ * {@link Transport}: a simulation's host memory, a board's memory): first fit, every region starting on a granule
+ * boundary (4 KiB {@link #PAGE}s by default, or a coarser requested alignment) and rounded up to whole granules, so
+ * no two regions share a granule; freed regions merge with free neighbours. Unknown addresses and exhaustion fail with
+ * a message saying what was asked and what is left.
  */
 public final class DmaAllocator {
     /** Granularity: 4 KiB pages. */
@@ -16,6 +16,7 @@ public final class DmaAllocator {
 
     private final long base;
     private final long size;
+    private final long granule;
     private final TreeMap<Long, Long> free = new TreeMap<>();
     private final TreeMap<Long, Long> used = new TreeMap<>();
     private long inUse;
@@ -25,17 +26,29 @@ public final class DmaAllocator {
      * @param size octets in the window (a multiple of the page size)
      */
     public DmaAllocator(long base, long size) {
-        if (base % PAGE != 0 || size % PAGE != 0 || size <= 0 || base + size < base) {
-            throw new IllegalArgumentException(String.format("window 0x%x + 0x%x must be page aligned and not wrap",
-                    base, size));
+        this(base, size, PAGE);
+    }
+
+    /**
+     * A window handed out in {@code granule}-octet units (a power of two): a small board memory uses fine granules.
+     *
+     * @param base first address of the window (granule aligned)
+     * @param size octets in the window (a multiple of the granule)
+     */
+    public DmaAllocator(long base, long size, long granule) {
+        if (granule <= 0 || Long.bitCount(granule) != 1 || base % granule != 0 || size % granule != 0 || size <= 0
+                || base + size < base) {
+            throw new IllegalArgumentException(String.format("window 0x%x + 0x%x must be aligned to its granule %d "
+                    + "(a power of two) and not wrap", base, size, granule));
         }
         this.base = base;
         this.size = size;
+        this.granule = granule;
         free.put(base, size);
     }
 
     /**
-     * A region of at least {@code length} octets (rounded up to pages) aligned to {@code max(alignment, PAGE)}.
+     * A region of at least {@code length} octets (rounded up to granules) aligned to {@code max(alignment, granule)}.
      *
      * @param alignment a power of two
      * @throws IllegalStateException when no free block can take it
@@ -47,8 +60,8 @@ public final class DmaAllocator {
         if (alignment <= 0 || Integer.bitCount(alignment) != 1) {
             throw new IllegalArgumentException("alignment must be a power of two, got " + alignment);
         }
-        long align = Math.max(PAGE, alignment);
-        long len = (length + PAGE - 1) / PAGE * PAGE;
+        long align = Math.max(granule, alignment);
+        long len = (length + granule - 1) / granule * granule;
         for (Map.Entry<Long, Long> e : free.entrySet()) {
             long start = e.getKey();
             long end = start + e.getValue();
@@ -104,7 +117,7 @@ public final class DmaAllocator {
         return e != null && address + length <= e.getKey() + e.getValue();
     }
 
-    /** Octets allocated (whole pages). */
+    /** Octets allocated (whole granules). */
     public long inUse() {
         return inUse;
     }
@@ -114,11 +127,18 @@ public final class DmaAllocator {
         return used.size();
     }
 
+    /** First address of the window. */
     public long base() {
         return base;
     }
 
+    /** Octets in the window. */
     public long size() {
         return size;
+    }
+
+    /** The unit regions are rounded to. */
+    public long granule() {
+        return granule;
     }
 }

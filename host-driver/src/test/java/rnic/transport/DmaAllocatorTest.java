@@ -1,4 +1,4 @@
-package rnic.sim;
+package rnic.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -84,5 +84,19 @@ class DmaAllocatorTest {
         }
         assertEquals(0, a.inUse());
         assertEquals(BASE, a.allocate(256 * 4096, 1), "everything merged back into one block");
+    }
+
+    /** A board's small memory in 256-octet granules: regions are rounded to granules, not pages. */
+    @Test
+    void fineGranules() {
+        DmaAllocator a = new DmaAllocator(0x1000_0000L, 64 * 1024, 256);
+        long x = a.allocate(1, 8);
+        long y = a.allocate(300, 8);
+        assertEquals(0x1000_0000L, x);
+        assertEquals(0x1000_0100L, y);
+        assertEquals(512, a.sizeOf(y));
+        assertEquals(768, a.inUse());
+        assertEquals(0x1000_1000L, a.allocate(64, 4096), "a coarser alignment still applies");
+        assertThrows(IllegalArgumentException.class, () -> new DmaAllocator(0, 4096, 300));
     }
 }
