@@ -49,23 +49,26 @@ static void answer(const uint8_t *m, size_t n) {
     }
 }
 
-/* Pushes TCP payload toward the core's connection q, four octets a beat, waiting for FIFO room. */
-static void tcp_push(unsigned q, uint32_t seq, const uint8_t *p, size_t n) {
+/* Pushes TCP payload toward the core's connection q, four octets a beat, as far as the bridge's FIFO has room (it
+ * never waits: a core that does not take its stream yet must not stop the link that would let the host set it up).
+ * Returns the octets taken; the host sends the rest again later. */
+static size_t tcp_push(unsigned q, uint32_t seq, const uint8_t *p, size_t n) {
+    size_t done = 0;
+    uint32_t free = TCP_RX_FREE(q);
     TCP_RX_SEQ(q) = seq;
-    while (n > 0) {
-        size_t k = n < 4 ? n : 4;
+    while (done < n && free > 0) {
+        size_t k = n - done < 4 ? n - done : 4;
         uint32_t w = 0;
         for (size_t i = 0; i < k; i++) {
-            w |= (uint32_t) p[i] << (8 * i);
-        }
-        while (TCP_RX_FREE(q) == 0) {
+            w |= (uint32_t) p[done + i] << (8 * i);
         }
         TCP_RX_KEEP(q) = (1u << k) - 1u;
         TCP_RX_DATA(q) = w;
-        p += k;
-        n -= k;
+        done += k;
+        free--;
     }
     TCP_RX_KEEP(q) = 0xFu;
+    return done;
 }
 
 /* Forwards what the core sent on connection q to the host: 'X', q, the octets (up to a frame). Returns whether it
@@ -106,7 +109,7 @@ static void deliver(void *ctx, const uint8_t *m, size_t n) {
         }
         answer(out, n);
         break;
-    case 'I': { /* board info: ID, clock, baud, hardware build, board memory, link counters */
+    case 'I': { /* board info: ID, clock, baud, hardware build, board memory, RNIC registers, link counters */
         out[0] = 'i';
         put_be32(out + 1, BOARD_ID);
         put_be32(out + 5, BOARD_CLOCK_HZ);
@@ -114,10 +117,11 @@ static void deliver(void *ctx, const uint8_t *m, size_t n) {
         put_be32(out + 13, BOARD_BUILD);
         put_be32(out + 17, MEMORY_BASE);
         put_be32(out + 21, BOARD_MEMORY_BYTES);
-        put_be32(out + 25, link_.stats.retransmissions);
-        put_be32(out + 29, link_.stats.dropped_bad_crc + link_.stats.dropped_bad_framing);
-        put_be32(out + 33, link_.stats.dropped_out_of_order);
-        answer(out, 37);
+        put_be32(out + 25, RNIC_BASE);
+        put_be32(out + 29, link_.stats.retransmissions);
+        put_be32(out + 33, link_.stats.dropped_bad_crc + link_.stats.dropped_bad_framing);
+        put_be32(out + 37, link_.stats.dropped_out_of_order);
+        answer(out, 41);
         break;
     }
     case 'M': /* write octets to memory: address, then the octets */
@@ -141,9 +145,11 @@ static void deliver(void *ctx, const uint8_t *m, size_t n) {
         break;
     case 'T': /* TCP payload toward the core: connection, sequence number of the first octet, the octets */
         if (n >= 6 && m[1] < tcp_connections) {
-            tcp_push(m[1], get_be32(m + 2), m + 6, n - 6);
+            size_t taken = tcp_push(m[1], get_be32(m + 2), m + 6, n - 6);
             out[0] = 't';
-            answer(out, 1);
+            out[1] = (uint8_t) (taken >> 8);
+            out[2] = (uint8_t) taken;
+            answer(out, 3);
         }
         break;
     case 'R': /* read 32 bits at an address */

@@ -85,6 +85,7 @@ class BoardSocTest {
             assertEquals(0x0B0A_0001, info.buildId());
             assertEquals(BoardSoc.MEMORY_BASE, info.memoryBase());
             assertEquals(MEMORY, info.memoryBytes());
+            assertEquals(BoardSoc.APB_BASE + BoardSoc.RNIC_OFFSET, info.rnicBase());
 
             // A register write through the link reaches the LEDs (BoardControl BOARD_LEDS).
             long leds = BoardSoc.APB_BASE + BoardSoc.CONTROL_OFFSET + 0x1C;
@@ -125,7 +126,7 @@ class BoardSocTest {
                     BAUD / 10);
 
             byte[] payload = new byte[37];
-            board.pushTcp(0, 1000, payload, 0, payload.length);
+            assertEquals(37, board.pushTcp(0, 1000, payload, 0, payload.length));
             long tcpBase = BoardSoc.APB_BASE + BoardSoc.TCP_OFFSET;
             assertEquals(TcpBridge.FIFO_BEATS - 10, board.read32(tcpBase + 0x0C), "37 octets wait as 10 beats");
             assertEquals(1037, board.read32(tcpBase), "RX_SEQ advanced by the octets pushed");

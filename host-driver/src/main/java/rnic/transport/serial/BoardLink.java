@@ -16,7 +16,7 @@ import java.util.Arrays;
 public final class BoardLink implements AutoCloseable {
     /** What the board says about itself ('I'). */
     public record Info(int id, long clockHz, long baud, int buildId, long memoryBase, long memoryBytes,
-            long retransmissions, long droppedDamaged, long droppedOutOfOrder) {
+            long rnicBase, long retransmissions, long droppedDamaged, long droppedOutOfOrder) {
     }
 
     /** Something the board sent on its own. */
@@ -44,13 +44,13 @@ public final class BoardLink implements AutoCloseable {
         this.timeout = timeout;
     }
 
-    /** The board's identity, clock, link rate, build, memory and link counters. */
+    /** The board's identity, clock, link rate, build, memory, where the RNIC's registers are, and link counters. */
     public Info info() throws IOException {
         ByteBuffer b = ByteBuffer.wrap(call(new byte[] {'I'}, 'i'));
         b.get();
         return new Info(b.getInt(), b.getInt() & 0xFFFF_FFFFL, b.getInt() & 0xFFFF_FFFFL, b.getInt(),
                 b.getInt() & 0xFFFF_FFFFL, b.getInt() & 0xFFFF_FFFFL, b.getInt() & 0xFFFF_FFFFL,
-                b.getInt() & 0xFFFF_FFFFL, b.getInt() & 0xFFFF_FFFFL);
+                b.getInt() & 0xFFFF_FFFFL, b.getInt() & 0xFFFF_FFFFL, b.getInt() & 0xFFFF_FFFFL);
     }
 
     /** Reads the 32-bit word at {@code address} of the board's bus. */
@@ -91,15 +91,26 @@ public final class BoardLink implements AutoCloseable {
         }
     }
 
-    /** Hands {@code octets} to the core's connection {@code connection}, the first with TCP sequence number {@code seq}. */
-    public void pushTcp(int connection, long seq, byte[] octets, int offset, int length) throws IOException {
-        for (int done = 0; done < length; ) {
+    /**
+     * Offers {@code octets} to the core's connection {@code connection}, the first with TCP sequence number
+     * {@code seq}; returns how many the board's TCP bridge took (as many as it has room for, from the first): the
+     * caller offers the rest again later.
+     */
+    public int pushTcp(int connection, long seq, byte[] octets, int offset, int length) throws IOException {
+        int done = 0;
+        while (done < length) {
             int n = Math.min(CHUNK, length - done);
             ByteBuffer m = ByteBuffer.allocate(6 + n).put((byte) 'T').put((byte) connection)
                     .putInt((int) (seq + done)).put(octets, offset + done, n);
-            call(m.array(), 't');
-            done += n;
+            ByteBuffer a = ByteBuffer.wrap(call(m.array(), 't'));
+            a.get();
+            int taken = a.getShort() & 0xFFFF;
+            done += taken;
+            if (taken < n) {
+                break;
+            }
         }
+        return done;
     }
 
     /** The oldest event the board sent, waiting at most {@code wait} for one; null when none came. */

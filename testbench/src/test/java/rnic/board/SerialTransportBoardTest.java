@@ -1,0 +1,105 @@
+package rnic.board;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import rnic.cm.CmEvent;
+import rnic.cm.CmEventChannel;
+import rnic.cm.ConnectParams;
+import rnic.cm.Connection;
+import rnic.cm.ConnectionManager;
+import rnic.cm.Listener;
+import rnic.hw.board.BoardSoc;
+import rnic.sim.serial.SimSerialLine;
+import rnic.sim.serial.UartAgent;
+import rnic.transport.serial.SerialTransport;
+import rnic.verbs.Access;
+import rnic.verbs.Completion;
+import rnic.verbs.CompletionQueue;
+import rnic.verbs.CompletionStatus;
+import rnic.verbs.Device;
+import rnic.verbs.DmaBuffer;
+import rnic.verbs.MemoryRegion;
+import rnic.verbs.ProtectionDomain;
+import rnic.verbs.QueuePair;
+import rnic.verbs.RecvRequest;
+import rnic.verbs.WorkRequest;
+
+/**
+ * The unchanged verbs API and connection manager on a board: the host driver runs on {@link SerialTransport}, whose
+ * every register access, board-memory access and TCP octet crosses the simulated board's UART pins bit by bit (3
+ * Mbaud, 48 MHz) to the real firmware on the SoC's RV32 core. The board's two QPs connect to each other through this
+ * host's kernel TCP (loopback): QP 0 connects to a listener of the same device, the MPA exchange runs over the
+ * sockets, both QPs are handed to the core, then an RDMA Write and a Send go from QP 0 to QP 1 and the octets land in
+ * QP 1's board memory (MPA-26: the hand-over at the exact octet; RDMAP-07, RDMAP-08: Write and Send placed).
+ */
+class SerialTransportBoardTest {
+    static final Duration CALL = Duration.ofMillis(200);
+    static final Duration WAIT = Duration.ofSeconds(2);
+
+    @Test
+    void verbsOnTheBoardOverTheSerialLine() throws Exception {
+        BoardSocTest.model().run("serialTransport", 7, tb -> {
+            BoardSoc.Io io = tb.dut().io;
+            UartAgent uart = tb.add(new UartAgent(tb.signal(io.uart_rxd), tb.signal(io.uart_txd),
+                    BoardSocTest.BIT));
+            tb.signal(io.buttons).set(0);
+            tb.reset(8);
+            SimSerialLine line = new SimSerialLine(tb, uart, BoardSocTest.CLOCK, BoardSocTest.BIT);
+            try (SerialTransport t = new SerialTransport(line, InetAddress.getLoopbackAddress(),
+                    Duration.ofMillis(5), CALL); Device dev = Device.open(t)) {
+                long start = tb.cycle();
+                assertEquals(2, dev.queuePairCount());
+                ProtectionDomain pd = dev.allocateProtectionDomain();
+                CompletionQueue cq0 = dev.createCompletionQueue(32);
+                CompletionQueue cq1 = dev.createCompletionQueue(32);
+                DmaBuffer src = dev.allocate(1024);
+                DmaBuffer dst = dev.allocate(1024);
+                MemoryRegion srcMr = pd.registerMemory(src, EnumSet.of(Access.LOCAL_WRITE));
+                MemoryRegion dstMr = pd.registerMemory(dst, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+                QueuePair qp0 = pd.createQueuePair(new QueuePair.Config(cq0, cq0, 8, 8, 0, 0));
+                QueuePair qp1 = pd.createQueuePair(new QueuePair.Config(cq1, cq1, 8, 8, 0, 1));
+                qp1.postRecv(RecvRequest.of(dstMr.sge(512, 256)));
+
+                ConnectionManager cm = new ConnectionManager(dev);
+                ConnectParams params = ConnectParams.defaults().withTimeout(WAIT);
+                Listener listener = cm.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                CmEventChannel events = cm.createEventChannel();
+                Connection active = cm.startConnect(listener.localAddress(), qp0, params, events);
+                Connection passive = listener.accept(qp1, params, WAIT);
+                events.await(CmEvent.Established.class, WAIT);
+                assertEquals(Connection.State.ESTABLISHED, active.state());
+                assertEquals(Connection.State.ESTABLISHED, passive.state());
+                long connected = tb.cycle();
+
+                byte[] data = new byte[300];
+                new Random(8).nextBytes(data);
+                src.put(0, data);
+                qp0.postSend(WorkRequest.rdmaWrite(srcMr.sge(0, 300), dstMr.remote(0)).withId(1));
+                qp0.postSend(WorkRequest.send(srcMr.sge(100, 200)).withId(2));
+                Completion[] out = new Completion[4];
+                assertEquals(2, cq0.awaitCount(out, 2, WAIT), "both requests complete");
+                assertEquals(CompletionStatus.SUCCESS, out[0].status());
+                assertEquals(CompletionStatus.SUCCESS, out[1].status());
+                assertEquals(1, cq1.awaitCount(out, 1, WAIT), "the Send is received");
+                assertEquals(CompletionStatus.SUCCESS, out[0].status());
+                assertEquals(200L, out[0].byteLength());
+                assertArrayEquals(data, dst.get(0, 300), "the RDMA Write's octets in QP 1's region");
+                byte[] sent = java.util.Arrays.copyOfRange(data, 100, 300);
+                assertArrayEquals(sent, dst.get(512, 200), "the Send's octets in the receive buffer");
+                System.out.printf("board over the serial line: open + setup + connect %d cycles, Write 300 B + "
+                        + "Send 200 B %d cycles (48 MHz, 3 Mbaud)%n", connected - start, tb.cycle() - connected);
+                assertTrue(uart.framingErrors() == 0, "UART framing errors");
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+}
