@@ -153,12 +153,12 @@ public record RpcRdmaHeader(int xid, int vers, int credit, int proc, List<ReadSe
     /**
      * Decodes the transport header at the start of a received message of {@code length} octets.
      *
-     * @throws HeaderException SHORT under 28 octets (RPCRDMA-24), VERSION for rdma_vers ≠ 1 (RPCRDMA-25), XDR for
+     * @throws HeaderException SHORT under 28 octets, save a 20-octet RDMA_ERROR ERR_CHUNK (RPCRDMA-24), VERSION for rdma_vers ≠ 1 (RPCRDMA-25), XDR for
      *                         an unknown proc, an ERR code other than 1 or 2, or a list that does not decode
      *                         (RPCRDMA-26)
      */
     public static Decoded decode(byte[] message, int offset, int length) throws HeaderException {
-        if (length < MIN_LENGTH) {
+        if (length < 16) {
             throw new HeaderException(HeaderException.Kind.SHORT, 0, 0, 0,
                     "message of " + length + " octets, under the 28 of a minimal header");
         }
@@ -167,6 +167,14 @@ public record RpcRdmaHeader(int xid, int vers, int credit, int proc, List<ReadSe
         int vers = d.int32();
         int credit = d.int32();
         int proc = d.int32();
+        // RFC 8166 §4.5: under 28 octets is discarded unparsed — except an RDMA_ERROR, whose ERR_CHUNK form is 20
+        // octets (docs/requirements.md §5.3 example 6)
+        boolean errChunk = proc == 4 && length >= 20 && d.int32() == ERR_CHUNK;
+        if (length < MIN_LENGTH && !errChunk) {
+            throw new HeaderException(HeaderException.Kind.SHORT, 0, 0, 0,
+                    "message of " + length + " octets, under the 28 of a minimal header");
+        }
+        d = new XdrDecoder(message, offset + 16, length - 16);
         if (vers != VERSION) {
             throw new HeaderException(HeaderException.Kind.VERSION, xid, vers, credit,
                     "rdma_vers " + Integer.toUnsignedString(vers));
@@ -215,7 +223,7 @@ public record RpcRdmaHeader(int xid, int vers, int credit, int proc, List<ReadSe
                 }
             }
             return new Decoded(new RpcRdmaHeader(xid, vers, credit, proc, reads, writes, reply, err, lo, hi, align,
-                    thresh), d.position());
+                    thresh), 16 + d.position());
         } catch (XdrException | IllegalArgumentException e) {
             throw new HeaderException(HeaderException.Kind.XDR, xid, vers, credit, e.getMessage());
         }

@@ -316,7 +316,12 @@ public final class RpcRdmaRequester extends Endpoint {
         // a Reply chunk whenever the largest reply with its header would not fit the reply threshold (RPCRDMA-19)
         RpcRdmaHeader probe = RpcRdmaHeader.msg(c.xid, config.credits(), List.of(), c.offeredWrites,
                 WriteChunk.of(new RdmaSegment(0, 0, 0)));
-        int replyRoom = Xdr.roundUp(c.call.maxReply());
+        // the largest reply as it travels: DDP-eligible results offered a Write chunk leave it (RPCRDMA-19)
+        long offeredBytes = 0;
+        for (int cap : c.call.writeChunks()) {
+            offeredBytes += cap;
+        }
+        int replyRoom = Xdr.roundUp((int) Math.max(0, c.call.maxReply() - offeredBytes));
         if (probe.encodedLength() + replyRoom > config.replyThreshold()) {
             if (replyRoom > config.maxChunk()) {
                 throw new IllegalArgumentException("replies up to " + replyRoom + " octets need a Reply chunk over"
