@@ -180,8 +180,9 @@ public final class RpcRdmaRequester extends Endpoint {
     }
 
     /**
-     * Sends {@code message} octet for octet as one Send, taking a credit like a call; the reply for {@code xid}
-     * (RDMA_ERROR included) completes the returned call with its header and no chunk checks. For testing responders
+     * Sends {@code message} octet for octet as one Send, taking a credit like a call; whatever comes back for
+     * {@code xid} completes the returned call unchecked: its {@link RpcRdmaReply#message()} is the received message
+     * octet for octet (header included) and its header is null. For testing responders
      * with headers this requester would never build.
      */
     public Call sendRaw(int xid, byte[] message) {
@@ -415,6 +416,15 @@ public final class RpcRdmaRequester extends Endpoint {
 
     private void onMessage(Received m) {
         byte[] b = m.data();
+        Call raw = b.length >= 4 ? pending.get(word(b, 0)) : null;
+        if (raw != null && raw.raw != null && raw.state == State.SENT) {
+            // a raw call takes whatever comes back for its xid, octet for octet, unchecked
+            inFlight--;
+            raw.doneCycle = dev.cycles();
+            raw.reply = new RpcRdmaReply(null, b, List.of(), false, m.hasInvalidatedStag(), 0);
+            complete(raw);
+            return;
+        }
         RpcRdmaHeader h;
         int payloadAt;
         try {
@@ -444,13 +454,6 @@ public final class RpcRdmaRequester extends Endpoint {
         }
         if (c == null || c.state == State.QUEUED) {
             discard(String.format("reply for unknown xid 0x%08x", h.xid()));
-            return;
-        }
-        if (c.raw != null) {
-            replied(c, m);
-            c.reply = new RpcRdmaReply(h, java.util.Arrays.copyOfRange(b, payloadAt, b.length), List.of(), false,
-                    m.hasInvalidatedStag(), 0);
-            complete(c);
             return;
         }
         if (p == Proc.RDMA_ERROR) {
