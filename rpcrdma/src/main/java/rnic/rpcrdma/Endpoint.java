@@ -55,6 +55,7 @@ abstract class Endpoint implements AutoCloseable {
     private boolean broken;
     private String brokenWhy = "";
     private long sends;
+    private int maxSend;
 
     Endpoint(QueuePair qp, RpcRdmaConfig config, int recvSize, int recvCount, int sendSize, int sendCount) {
         if (qp == null || config == null) {
@@ -93,6 +94,11 @@ abstract class Endpoint implements AutoCloseable {
 
     long sends() {
         return sends;
+    }
+
+    /** The longest Send this end posted, in octets (never over its inline threshold, RPCRDMA-08). */
+    public int maxSendOctets() {
+        return maxSend;
     }
 
     boolean broken() {
@@ -220,6 +226,7 @@ abstract class Endpoint implements AutoCloseable {
         WorkRequest wr = invalidate != 0 ? WorkRequest.sendWithInvalidate(sendMr.sge(at, n), invalidate)
                 : WorkRequest.send(sendMr.sge(at, n));
         sendBusy[slot] = true;
+        maxSend = Math.max(maxSend, n);
         long id = post(wr);
         sendSlotOf.put(id, slot);
         sends++;
