@@ -46,6 +46,7 @@ class RpcServerTest {
 
     static final String ACCEPTED = "01020304" + "00000001" + "00000000" + "00000000" + "00000000";
 
+    /** RPCRDMA-01: the RPC message the transport carries starts with the XID; dispatch by program/version/procedure. */
     @Test
     void successWithResults() {
         assertEquals(ACCEPTED + "00000000" + "0000002b",
@@ -75,7 +76,10 @@ class RpcServerTest {
         assertEquals(ACCEPTED + "00000005", reply(call(2, PROG, 2, 3, Auth.none(), new XdrEncoder()), List.of()));
     }
 
-    /** AUTH_SYS decoded and handed to the procedure; bad credentials and too weak ones are AUTH_ERROR. */
+    /**
+     * AUTH_SYS decoded and handed to the procedure; bad credentials and too weak ones are AUTH_ERROR. RPCRDMA-33:
+     * RPCSEC_GSS is refused, so no GSS-protected item is ever reduced.
+     */
     @Test
     void authentication() {
         Auth sys = Auth.sys(new Auth.Sys(7, "host", 1234, 100, List.of(1, 2)));
@@ -104,7 +108,7 @@ class RpcServerTest {
         assertNotNull(o.errChunk());
     }
 
-    /** RPCRDMA-35: the netids and the NFS/RDMA port. */
+    /** RPCRDMA-35: the netids and the NFS/RDMA port (the demo's service listens on 20049). */
     @Test
     void registryValues() {
         assertEquals("rdma", Rpc.NETID_RDMA);

@@ -56,6 +56,7 @@ class RpcErrorSystemTest {
     final List<RpcRdmaResponder.Served> served = new ArrayList<>();
     final List<Integer> failedXids = new ArrayList<>();
     boolean serverBroken;
+    rnic.wire.QpState serverQpState;
 
     void server(rnic.transport.Transport t, RpcRig.Flag done, RpcRig.Flag listening) {
         RpcHosts.Server s = RpcHosts.serve(t, RpcRdmaConfig.defaults(), listening::set);
@@ -65,6 +66,7 @@ class RpcErrorSystemTest {
             served.addAll(s.responder().served());
             failedXids.addAll(s.responder().failedXids());
             serverBroken = s.responder().isBroken();
+            serverQpState = s.qp().state();
         }
     }
 
@@ -82,7 +84,8 @@ class RpcErrorSystemTest {
 
     /**
      * RPCRDMA-03, RPCRDMA-04, RPCRDMA-09, RPCRDMA-11, RPCRDMA-14, RPCRDMA-21, RPCRDMA-23, RPCRDMA-24, RPCRDMA-25,
-     * RPCRDMA-26, RPCRDMA-27, RPCRDMA-28, RPCRDMA-30, RPCRDMA-34: the exact error replies and the silent discards.
+     * RPCRDMA-26, RPCRDMA-27, RPCRDMA-28, RPCRDMA-29, RPCRDMA-30, RPCRDMA-34: the exact error replies and the silent
+     * discards; no extension header types exist (RPCRDMA-34: an undefined proc is ERR_CHUNK).
      */
     @Test
     void everyErrorReply() {
@@ -197,6 +200,8 @@ class RpcErrorSystemTest {
         }
         assertTrue(failedXids.contains(0x1a2b3c59), "RPCRDMA-28: the failed xid is remembered: " + failedXids);
         assertTrue(serverBroken);
+        // RPCRDMA-29 (responder half): a call it cannot finish leaves the connection closed, not half-used
+        assertEquals(rnic.wire.QpState.ERR, serverQpState);
     }
 
     private static String errorOf(RpcRdmaRequester rq, RpcRdmaRequester.Call c) {
