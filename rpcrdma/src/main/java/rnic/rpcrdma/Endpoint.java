@@ -87,6 +87,11 @@ abstract class Endpoint implements AutoCloseable {
         qp.postRecv(rrs);
     }
 
+    /** The big-endian 32-bit word at octet {@code i} of {@code b}. */
+    static int word(byte[] b, int i) {
+        return (b[i] & 0xFF) << 24 | (b[i + 1] & 0xFF) << 16 | (b[i + 2] & 0xFF) << 8 | b[i + 3] & 0xFF;
+    }
+
     /** Receive buffers this end keeps posted. */
     int receiveBuffers() {
         return recvCount;

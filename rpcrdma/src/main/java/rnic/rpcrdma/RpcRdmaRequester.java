@@ -410,10 +410,6 @@ public final class RpcRdmaRequester extends Endpoint {
         discarded.add(why);
     }
 
-    private static int word(byte[] b, int i) {
-        return (b[i] & 0xFF) << 24 | (b[i + 1] & 0xFF) << 16 | (b[i + 2] & 0xFF) << 8 | b[i + 3] & 0xFF;
-    }
-
     private void onMessage(Received m) {
         byte[] b = m.data();
         Call raw = b.length >= 4 ? pending.get(word(b, 0)) : null;

@@ -155,10 +155,6 @@ public final class RpcRdmaResponder extends Endpoint {
 
     // ---- one message ---------------------------------------------------------------------------------------------
 
-    private static int word(byte[] b, int i) {
-        return (b[i] & 0xFF) << 24 | (b[i + 1] & 0xFF) << 16 | (b[i + 2] & 0xFF) << 8 | b[i + 3] & 0xFF;
-    }
-
     private final class Work {
         final long t0 = dev.cycles();
         int xid;

@@ -1,12 +1,8 @@
 package rnic.rpc;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import rnic.sim.pcap.Tshark;
 
 /**
@@ -33,36 +29,9 @@ public final class RpcCapture {
         }
     }
 
-    /** Runs {@code tshark -n -r pcap args} (TCP reassembly on) and returns the non-empty output lines. */
+    /** Runs {@code tshark -n -r pcap args} with TCP reassembly and Wireshark's default heuristics. */
     public static List<String> run(Path pcap, String... args) throws IOException {
-        String bin = Tshark.binary().orElseThrow(() -> new IOException("tshark is missing: " + Tshark.INSTALL));
-        List<String> cmd = new ArrayList<>(List.of(bin, "-n", "-r", pcap.toString(), "-o",
-                "tcp.desegment_tcp_streams:TRUE"));
-        cmd.addAll(List.of(args));
-        Path out = Files.createTempFile("tshark", ".out");
-        try {
-            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(ProcessBuilder.Redirect
-                    .DISCARD).start();
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IOException("tshark timed out: " + cmd);
-            }
-            if (p.exitValue() != 0) {
-                throw new IOException("tshark failed (" + p.exitValue() + "): " + cmd);
-            }
-            List<String> lines = new ArrayList<>();
-            for (String l : Files.readAllLines(out, StandardCharsets.UTF_8)) {
-                if (!l.isBlank()) {
-                    lines.add(l);
-                }
-            }
-            return lines;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
-        } finally {
-            Files.deleteIfExists(out);
-        }
+        return Tshark.runWith(List.of("-o", "tcp.desegment_tcp_streams:TRUE"), pcap, args);
     }
 
     private static int count(Path p, String filter) throws IOException {
