@@ -20,18 +20,24 @@ public final class RpcCapture {
 
     /** Counts of a decoded capture. */
     public record Summary(int frames, int rpcordma, int rdmaMsg, int rdmaNomsg, int rdmaError, int rpcCalls,
-            int rpcReplies, int nfs, int malformed, int warnings) {
+            int rpcReplies, int nfs, int reassembled, int malformed, int warnings) {
         @Override
         public String toString() {
             return String.format("%d frames: %d RPC-over-RDMA (RDMA_MSG %d, RDMA_NOMSG %d, RDMA_ERROR %d); ONC RPC"
-                    + " %d calls, %d replies; %d NFS; %d malformed, %d expert warnings", frames, rpcordma, rdmaMsg,
-                    rdmaNomsg, rdmaError, rpcCalls, rpcReplies, nfs, malformed, warnings);
+                    + " %d calls, %d replies; %d NFS; %d frames reassembled from chunks; %d malformed, %d expert"
+                    + " warnings", frames, rpcordma, rdmaMsg, rdmaNomsg, rdmaError, rpcCalls, rpcReplies, nfs,
+                    reassembled, malformed, warnings);
         }
     }
 
-    /** Runs {@code tshark -n -r pcap args} with TCP reassembly and Wireshark's default heuristics. */
+    /**
+     * Runs {@code tshark -2 -n -r pcap args} with TCP reassembly and Wireshark's default heuristics. Two passes, as
+     * Wireshark's GUI always does: {@code rpcordma} puts the data of Write and Reply chunks (the RDMA Writes before a
+     * reply) back into the reply on the second pass only; in one pass it dissects the reduced READ replies a second
+     * time as if unreduced and marks them malformed.
+     */
     public static List<String> run(Path pcap, String... args) throws IOException {
-        return Tshark.runWith(List.of("-o", "tcp.desegment_tcp_streams:TRUE"), pcap, args);
+        return Tshark.runWith(List.of("-2", "-o", "tcp.desegment_tcp_streams:TRUE"), pcap, args);
     }
 
     private static int count(Path p, String filter) throws IOException {
@@ -43,6 +49,6 @@ public final class RpcCapture {
         return new Summary(frames, count(pcap, "rpcordma"), count(pcap, "rpcordma.msg_type == 0"),
                 count(pcap, "rpcordma.msg_type == 1"), count(pcap, "rpcordma.msg_type == 4"),
                 count(pcap, "rpc.msgtyp == 0"), count(pcap, "rpc.msgtyp == 1"), count(pcap, "nfs"),
-                count(pcap, "_ws.malformed"), count(pcap, "_ws.expert.severity >= warning"));
+                count(pcap, "rpcordma.reassembled.in"), count(pcap, "_ws.malformed"), count(pcap, "_ws.expert.severity >= warning"));
     }
 }
