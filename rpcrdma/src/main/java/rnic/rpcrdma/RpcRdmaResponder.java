@@ -143,7 +143,12 @@ public final class RpcRdmaResponder extends Endpoint {
 
     /** Sends {@code message} octet for octet and waits for its completion (tests of requesters). */
     public void sendRaw(byte[] message) {
-        awaitSend(send(message, new byte[0], 0, 0, 0));
+        sendRaw(message, 0);
+    }
+
+    /** {@link #sendRaw(byte[])} as a Send with Invalidate of {@code stag} (0: a plain Send). */
+    public void sendRaw(byte[] message, int stag) {
+        awaitSend(send(message, new byte[0], 0, 0, stag));
     }
 
     private void awaitSend(long id) {

@@ -182,4 +182,63 @@ class RpcCreditSystemTest {
                 "ERR_CHUNK", "ERR_VERS", "BAD_REPLY", "XDR RPCRDMA-23", "local invalidates 2, broken false",
                 "null true"), seen);
     }
+
+    /**
+     * RPCRDMA-29, RPCRDMA-31 (requester half): the reply to one call comes with a Send with Invalidate of a handle
+     * that belongs to another call still in flight. The requester cannot tell that its memory is fenced as it should
+     * be, so it closes the connection: its queue pair goes to ERR and the other call ends with a connection error.
+     */
+    @Test
+    void aFenceThatCannotBeTrustedClosesTheConnection() {
+        RpcRig.Flag done = new RpcRig.Flag();
+        RpcRig.Flag listening = new RpcRig.Flag();
+        List<String> seen = new ArrayList<>();
+        RpcRig.run("rpcFence", 23, RnicSystem.builder(), t -> {
+            try {
+                while (!listening.getAsBoolean()) {
+                    t.advance();
+                }
+                RpcHosts.Client c = RpcHosts.connect(t, RpcRdmaConfig.defaults());
+                RpcRdmaRequester rq = c.requester();
+                RpcClient rpc = new RpcClient(rq, Auth.none(), 0x200);
+                rpc.call(BlockService.nullCall(), WAIT);
+                RpcClient.Pending a = rpc.start(BlockService.read(0, 4096));
+                RpcClient.Pending b = rpc.start(BlockService.read(4096, 4096));
+                try {
+                    rpc.await(a, WAIT);
+                    seen.add("a returned");
+                } catch (RpcRdmaException e) {
+                    seen.add("a " + e.reason());
+                }
+                RpcRdmaException eb = assertThrows(RpcRdmaException.class, () -> rpc.await(b, WAIT));
+                seen.add("b " + eb.reason());
+                seen.add("broken " + rq.isBroken() + ", QP " + c.qp().state());
+            } finally {
+                done.set();
+            }
+        }, t -> {
+            RpcHosts.Server s = RpcHosts.serve(t, RpcRdmaConfig.defaults(), listening::set);
+            try (rnic.verbs.Device dev = s.device()) {
+                var r = s.responder();
+                byte[] m = r.receiveRaw(WAIT);
+                int x = xidOf(m);
+                r.sendRaw(cat(RpcRdmaHeader.msg(x, 8, List.of(), List.of(), null).encode(), nullReply(x)));
+                byte[] ma = r.receiveRaw(WAIT);
+                byte[] mb = r.receiveRaw(WAIT);
+                RpcRdmaHeader ha = RpcRdmaHeader.decode(ma, 0, ma.length).header();
+                RpcRdmaHeader hb = RpcRdmaHeader.decode(mb, 0, mb.length).header();
+                // a's reply, with its Write chunk returned unused, invalidating b's Write chunk
+                byte[] res = new XdrEncoder().int32(ha.xid()).int32(1).int32(0).int32(0).int32(0).int32(0)
+                        .int32(BlockService.NFS3ERR_IO).bool(false).toByteArray();
+                r.sendRaw(cat(RpcRdmaHeader.msg(ha.xid(), 8, List.of(), List.of(ha.writeList().get(0).filled(0)),
+                        null).encode(), res), hb.writeList().get(0).segments().get(0).handle());
+                while (!done.getAsBoolean()) {
+                    t.advance();
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertEquals(List.of("a returned", "b CONNECTION", "broken true, QP ERR"), seen);
+    }
 }
