@@ -174,9 +174,55 @@ public final class RpcRdmaRequester extends Endpoint {
         return broken();
     }
 
-    /** Starts a call: sent at once if a credit is free, else queued until one is (RPCRDMA-05, RPCRDMA-06). */
+    /**
+     * Starts a call: sent at once if a credit is free, else queued until one is (RPCRDMA-05, RPCRDMA-06).
+     *
+     * @throws IllegalArgumentException for a call this configuration cannot carry (see {@link #check}); nothing is
+     *                                  registered or sent then
+     */
     public Call start(RpcRdmaCall call) {
+        check(call, config);
         return enqueue(new Call(call.xid(), call, null));
+    }
+
+    /**
+     * Refuses, before anything is registered, a call that cannot travel under {@code config}: DDP items outside the
+     * message, overlapping or out of order, an item, a Write chunk, the largest reply or the whole message (a Long
+     * Call) over {@link RpcRdmaConfig#maxChunk()}.
+     */
+    static void check(RpcRdmaCall call, RpcRdmaConfig config) {
+        int end = 0;
+        for (DdpItem d : call.ddpItems()) {
+            if (d.position() < end + 4 || d.position() + d.paddedLength() > call.message().length) {
+                throw new IllegalArgumentException(d + " is not inside the message after its count word and the"
+                        + " previous item");
+            }
+            if (d.length() > config.maxChunk()) {
+                throw new IllegalArgumentException(d + " is over maxChunk " + config.maxChunk());
+            }
+            end = d.position() + d.paddedLength();
+        }
+        long offered = 0;
+        for (int w : call.writeChunks()) {
+            if (w > config.maxChunk()) {
+                throw new IllegalArgumentException("a Write chunk of " + w + " octets is over maxChunk "
+                        + config.maxChunk());
+            }
+            offered += w;
+        }
+        if (Xdr.roundUp((int) Math.max(0, call.maxReply() - offered)) > config.maxChunk()) {
+            throw new IllegalArgumentException("replies of up to " + call.maxReply() + " octets would need a Reply"
+                    + " chunk over maxChunk " + config.maxChunk());
+        }
+        long reduced = call.message().length;
+        for (DdpItem d : call.ddpItems()) {
+            reduced -= d.length() == 0 ? 0 : d.paddedLength();
+        }
+        // a call that stays over the threshold once reduced travels whole in a Position-Zero Read chunk
+        if (call.message().length > config.maxChunk() && reduced + RpcRdmaHeader.MIN_LENGTH > config.callThreshold()) {
+            throw new IllegalArgumentException("a call of " + call.message().length + " octets may need a"
+                    + " Position-Zero Read chunk over maxChunk " + config.maxChunk());
+        }
     }
 
     /**
