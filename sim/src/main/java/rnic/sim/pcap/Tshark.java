@@ -48,9 +48,17 @@ public final class Tshark {
      * @throws IOException when tshark is missing, fails or takes more than two minutes
      */
     public static List<String> run(Path file, String... args) throws IOException {
+        return runWith(PREFS, file, args);
+    }
+
+    /**
+     * Runs {@code tshark -n -r file prefs args}: for captures that need other preferences than {@link #run}'s (which
+     * switch the RPC-over-RDMA and SMB Direct heuristics off).
+     */
+    public static List<String> runWith(List<String> prefs, Path file, String... args) throws IOException {
         String bin = binary().orElseThrow(() -> new IOException("tshark is not on PATH; install it with: " + INSTALL));
         List<String> cmd = new ArrayList<>(List.of(bin, "-n", "-r", file.toString()));
-        cmd.addAll(PREFS);
+        cmd.addAll(prefs);
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile("tshark", ".out");
         Path err = Files.createTempFile("tshark", ".err");

@@ -1,0 +1,38 @@
+package rnic.rpc;
+
+import java.util.function.BooleanSupplier;
+import rnic.hw.top.RnicConfig;
+import rnic.hw.top.RnicPair;
+import rnic.sim.HostThreads;
+import rnic.sim.RnicSystem;
+import rnic.sim.SimModel;
+
+/** The two-RNIC model the RPC system tests share (W = 64), and a run of two host programs on it. */
+final class RpcRig {
+    private RpcRig() {
+    }
+
+    static SimModel<RnicPair> model() {
+        return SimModel.of("RnicPair-w64", () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+    }
+
+    static void run(String name, long seed, RnicSystem.Builder b, HostThreads.Program client,
+            HostThreads.Program server) {
+        RnicSystem.run(model(), name, seed, b, sys -> new HostThreads().add("a", sys.a(), client)
+                .add("b", sys.b(), server).run());
+    }
+
+    /** A flag one host sets and the other polls (the hosts alternate, so plain memory is enough). */
+    static final class Flag implements BooleanSupplier {
+        private volatile boolean set;
+
+        void set() {
+            set = true;
+        }
+
+        @Override
+        public boolean getAsBoolean() {
+            return set;
+        }
+    }
+}
