@@ -17,8 +17,11 @@ import rnic.cm.Connection;
 import rnic.cm.ConnectionManager;
 import rnic.cm.Listener;
 import rnic.hw.board.BoardSoc;
+import java.util.concurrent.atomic.AtomicReference;
+import rnic.sim.serial.PtyUart;
 import rnic.sim.serial.SimSerialLine;
 import rnic.sim.serial.UartAgent;
+import rnic.transport.serial.JsscSerialLine;
 import rnic.transport.serial.SerialTransport;
 import rnic.verbs.Access;
 import rnic.verbs.Completion;
@@ -54,52 +57,105 @@ class SerialTransportBoardTest {
             tb.reset(8);
             SimSerialLine line = new SimSerialLine(tb, uart, BoardSocTest.CLOCK, BoardSocTest.BIT);
             try (SerialTransport t = new SerialTransport(line, InetAddress.getLoopbackAddress(),
-                    Duration.ofMillis(5), CALL); Device dev = Device.open(t)) {
+                    Duration.ofMillis(5), CALL)) {
                 long start = tb.cycle();
-                assertEquals(2, dev.queuePairCount());
-                ProtectionDomain pd = dev.allocateProtectionDomain();
-                CompletionQueue cq0 = dev.createCompletionQueue(32);
-                CompletionQueue cq1 = dev.createCompletionQueue(32);
-                DmaBuffer src = dev.allocate(1024);
-                DmaBuffer dst = dev.allocate(1024);
-                MemoryRegion srcMr = pd.registerMemory(src, EnumSet.of(Access.LOCAL_WRITE));
-                MemoryRegion dstMr = pd.registerMemory(dst, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-                QueuePair qp0 = pd.createQueuePair(new QueuePair.Config(cq0, cq0, 8, 8, 0, 0));
-                QueuePair qp1 = pd.createQueuePair(new QueuePair.Config(cq1, cq1, 8, 8, 0, 1));
-                qp1.postRecv(RecvRequest.of(dstMr.sge(512, 256)));
-
-                ConnectionManager cm = new ConnectionManager(dev);
-                ConnectParams params = ConnectParams.defaults().withTimeout(WAIT);
-                Listener listener = cm.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-                CmEventChannel events = cm.createEventChannel();
-                Connection active = cm.startConnect(listener.localAddress(), qp0, params, events);
-                Connection passive = listener.accept(qp1, params, WAIT);
-                events.await(CmEvent.Established.class, WAIT);
-                assertEquals(Connection.State.ESTABLISHED, active.state());
-                assertEquals(Connection.State.ESTABLISHED, passive.state());
-                long connected = tb.cycle();
-
-                byte[] data = new byte[300];
-                new Random(8).nextBytes(data);
-                src.put(0, data);
-                qp0.postSend(WorkRequest.rdmaWrite(srcMr.sge(0, 300), dstMr.remote(0)).withId(1));
-                qp0.postSend(WorkRequest.send(srcMr.sge(100, 200)).withId(2));
-                Completion[] out = new Completion[4];
-                assertEquals(2, cq0.awaitCount(out, 2, WAIT), "both requests complete");
-                assertEquals(CompletionStatus.SUCCESS, out[0].status());
-                assertEquals(CompletionStatus.SUCCESS, out[1].status());
-                assertEquals(1, cq1.awaitCount(out, 1, WAIT), "the Send is received");
-                assertEquals(CompletionStatus.SUCCESS, out[0].status());
-                assertEquals(200L, out[0].byteLength());
-                assertArrayEquals(data, dst.get(0, 300), "the RDMA Write's octets in QP 1's region");
-                byte[] sent = java.util.Arrays.copyOfRange(data, 100, 300);
-                assertArrayEquals(sent, dst.get(512, 200), "the Send's octets in the receive buffer");
+                long[] marks = loopbackWriteAndSend(t, tb::cycle);
                 System.out.printf("board over the serial line: open + setup + connect %d cycles, Write 300 B + "
-                        + "Send 200 B %d cycles (48 MHz, 3 Mbaud)%n", connected - start, tb.cycle() - connected);
+                        + "Send 200 B %d cycles (48 MHz, 3 Mbaud)%n", marks[0] - start, marks[1] - marks[0]);
                 assertTrue(uart.framingErrors() == 0, "UART framing errors");
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
         });
+    }
+
+    /**
+     * The same through the exact serial path: the simulated board's UART on a pseudo-terminal, which the driver opens
+     * with jssc ({@link JsscSerialLine}) like a board's {@code /dev/ttyUSB0}; the driver runs on its own thread, the
+     * simulation on its own, and the link's timers count the simulation's time.
+     */
+    @Test
+    void verbsOnTheBoardThroughAPseudoTerminalOpenedWithJssc() throws Exception {
+        BoardSocTest.model().run("pty", 9, tb -> {
+            BoardSoc.Io io = tb.dut().io;
+            UartAgent uart = tb.add(new UartAgent(tb.signal(io.uart_rxd), tb.signal(io.uart_txd),
+                    BoardSocTest.BIT));
+            tb.signal(io.buttons).set(0);
+            tb.reset(8);
+            try (PtyUart pty = tb.add(new PtyUart(tb, uart, BoardSocTest.CLOCK, BoardSocTest.BIT))) {
+                AtomicReference<Throwable> failure = new AtomicReference<>();
+                AtomicReference<long[]> result = new AtomicReference<>();
+                Thread host = new Thread(() -> {
+                    try (SerialTransport t = new SerialTransport(new JsscSerialLine(pty.device(), 3_000_000,
+                            pty.clock()), InetAddress.getLoopbackAddress(), Duration.ofMillis(5), CALL)) {
+                        result.set(loopbackWriteAndSend(t, () -> t.nanoTime()));
+                    } catch (Throwable e) {
+                        failure.set(e);
+                    }
+                }, "board-host");
+                host.start();
+                long limit = tb.cycle() + 400_000_000L;
+                while (host.isAlive() && tb.cycle() < limit) {
+                    tb.step(256);
+                }
+                host.interrupt();
+                host.join(5000);
+                if (failure.get() != null) {
+                    throw new AssertionError("the host program failed", failure.get());
+                }
+                assertTrue(result.get() != null, "the host program did not finish within 400 M cycles");
+                System.out.printf("board through a pty opened with jssc: done at cycle %d%n", tb.cycle());
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+    }
+
+    /**
+     * Opens the device on {@code t}, connects its QP 0 to its QP 1 through a listener on loopback, sends an RDMA
+     * Write and a Send from QP 0 and checks QP 1's memory; returns {@code clock} after connecting and at the end.
+     */
+    static long[] loopbackWriteAndSend(SerialTransport t, java.util.function.LongSupplier clock) throws Exception {
+        try (Device dev = Device.open(t)) {
+            assertEquals(2, dev.queuePairCount());
+            ProtectionDomain pd = dev.allocateProtectionDomain();
+            CompletionQueue cq0 = dev.createCompletionQueue(32);
+            CompletionQueue cq1 = dev.createCompletionQueue(32);
+            DmaBuffer src = dev.allocate(1024);
+            DmaBuffer dst = dev.allocate(1024);
+            MemoryRegion srcMr = pd.registerMemory(src, EnumSet.of(Access.LOCAL_WRITE));
+            MemoryRegion dstMr = pd.registerMemory(dst, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            QueuePair qp0 = pd.createQueuePair(new QueuePair.Config(cq0, cq0, 8, 8, 0, 0));
+            QueuePair qp1 = pd.createQueuePair(new QueuePair.Config(cq1, cq1, 8, 8, 0, 1));
+            qp1.postRecv(RecvRequest.of(dstMr.sge(512, 256)));
+
+            ConnectionManager cm = new ConnectionManager(dev);
+            ConnectParams params = ConnectParams.defaults().withTimeout(WAIT);
+            Listener listener = cm.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            CmEventChannel events = cm.createEventChannel();
+            Connection active = cm.startConnect(listener.localAddress(), qp0, params, events);
+            Connection passive = listener.accept(qp1, params, WAIT);
+            events.await(CmEvent.Established.class, WAIT);
+            assertEquals(Connection.State.ESTABLISHED, active.state());
+            assertEquals(Connection.State.ESTABLISHED, passive.state());
+            long connected = clock.getAsLong();
+
+            byte[] data = new byte[300];
+            new Random(8).nextBytes(data);
+            src.put(0, data);
+            qp0.postSend(WorkRequest.rdmaWrite(srcMr.sge(0, 300), dstMr.remote(0)).withId(1));
+            qp0.postSend(WorkRequest.send(srcMr.sge(100, 200)).withId(2));
+            Completion[] out = new Completion[4];
+            assertEquals(2, cq0.awaitCount(out, 2, WAIT), "both requests complete");
+            assertEquals(CompletionStatus.SUCCESS, out[0].status());
+            assertEquals(CompletionStatus.SUCCESS, out[1].status());
+            assertEquals(1, cq1.awaitCount(out, 1, WAIT), "the Send is received");
+            assertEquals(CompletionStatus.SUCCESS, out[0].status());
+            assertEquals(200L, out[0].byteLength());
+            assertArrayEquals(data, dst.get(0, 300), "the RDMA Write's octets in QP 1's region");
+            byte[] sent = java.util.Arrays.copyOfRange(data, 100, 300);
+            assertArrayEquals(sent, dst.get(512, 200), "the Send's octets in the receive buffer");
+            return new long[] {connected, clock.getAsLong()};
+        }
     }
 }

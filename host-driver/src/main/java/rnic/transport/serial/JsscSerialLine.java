@@ -12,6 +12,7 @@ import jssc.SerialPortTimeoutException;
  */
 public final class JsscSerialLine implements SerialLine {
     private final SerialPort port;
+    private final java.util.function.LongSupplier clock;
 
     /**
      * Opens {@code device} at {@code baud}.
@@ -19,6 +20,16 @@ public final class JsscSerialLine implements SerialLine {
      * @throws IOException when the port cannot be opened or set up (it names the device and jssc's reason)
      */
     public JsscSerialLine(String device, int baud) throws IOException {
+        this(device, baud, System::nanoTime);
+    }
+
+    /**
+     * Opens {@code device} at {@code baud}, with {@code clock} (nanoseconds) as the line's time: a board simulated
+     * behind a pseudo-terminal runs far slower than real time, so the link's timers must count its time, not the
+     * host's.
+     */
+    public JsscSerialLine(String device, int baud, java.util.function.LongSupplier clock) throws IOException {
+        this.clock = clock;
         port = new SerialPort(device);
         try {
             port.openPort();
@@ -79,6 +90,11 @@ public final class JsscSerialLine implements SerialLine {
         } catch (SerialPortException e) {
             throw new IOException("reading from " + port.getPortName() + ": " + e.getExceptionType(), e);
         }
+    }
+
+    @Override
+    public long nanoTime() {
+        return clock.getAsLong();
     }
 
     @Override
