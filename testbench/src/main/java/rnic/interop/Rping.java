@@ -148,6 +148,12 @@ public final class Rping {
      */
     public static RpingPeer.Result run(RpingPeer.Options o, Path pcap, PrintStream out, PrintStream err)
             throws IOException {
+        return run(o, pcap, out, err, () -> { });
+    }
+
+    /** {@link #run(RpingPeer.Options, Path, PrintStream, PrintStream)}; a server calls {@code onListening} once it listens. */
+    public static RpingPeer.Result run(RpingPeer.Options o, Path pcap, PrintStream out, PrintStream err,
+            Runnable onListening) throws IOException {
         if (pcap != null && pcap.toAbsolutePath().getParent() != null) {
             Files.createDirectories(pcap.toAbsolutePath().getParent());
         }
@@ -158,7 +164,7 @@ public final class Rping {
         }
         RpingPeer.Result[] result = new RpingPeer.Result[1];
         RnicSystem.run(model(), o.server() ? "rping-s" : "rping-c", 1, b,
-                sys -> result[0] = RpingPeer.run(sys.a(), o, out, err));
+                sys -> result[0] = RpingPeer.run(sys.a(), o, out, err, onListening));
         return result[0];
     }
 

@@ -182,16 +182,28 @@ public final class RpingPeer {
     private String peer = "";
     private Completion lastFailure;
 
-    private RpingPeer(Transport transport, Options opt, PrintStream out, PrintStream err) {
+    private final Runnable onListening;
+
+    private RpingPeer(Transport transport, Options opt, PrintStream out, PrintStream err, Runnable onListening) {
         this.transport = transport;
         this.opt = opt;
         this.out = out;
         this.err = err;
+        this.onListening = onListening;
     }
 
     /** Runs rping with {@code opt} on {@code transport}: ping data to {@code out}, errors to {@code err}. */
     public static Result run(Transport transport, Options opt, PrintStream out, PrintStream err) {
-        return new RpingPeer(transport, opt, out, err).run();
+        return run(transport, opt, out, err, () -> { });
+    }
+
+    /**
+     * {@link #run(Transport, Options, PrintStream, PrintStream)}; a server calls {@code onListening} once it listens
+     * (e.g. to start the client of a test).
+     */
+    public static Result run(Transport transport, Options opt, PrintStream out, PrintStream err,
+            Runnable onListening) {
+        return new RpingPeer(transport, opt, out, err, onListening).run();
     }
 
     private Result run() {
@@ -325,6 +337,7 @@ public final class RpingPeer {
         InetSocketAddress local = new InetSocketAddress(opt.address() != null ? opt.address()
                 : transport.localAddress(), opt.port());
         try (Listener l = cm.listen(local, channel)) {
+            onListening.run();
             int limit = opt.connections() > 0 ? opt.connections() : opt.persistent() ? Integer.MAX_VALUE : 1;
             while (connections < limit) {
                 long deadline = opt.timeoutSeconds() > 0 ? deadline(opt.timeoutSeconds()) : Long.MAX_VALUE;

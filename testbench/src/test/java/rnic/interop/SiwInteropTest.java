@@ -40,6 +40,9 @@ class SiwInteropTest {
         List<Arguments> out = new ArrayList<>();
         for (boolean crc : new boolean[] {false, true}) {
             for (Role role : Role.values()) {
+                if (role.rtl()) {
+                    continue; // SiwRtlInteropTest
+                }
                 for (int size : new int[] {64, 4096, 65000}) {
                     out.add(Arguments.of(crc, role, size));
                 }
@@ -105,7 +108,7 @@ class SiwInteropTest {
     void captureDecodesInTshark(boolean crc) throws IOException {
         SiwVm v = vm(crc);
         Path dir = SiwVm.repoRoot().resolve("build/interop/pcap");
-        for (Role role : Role.values()) {
+        for (Role role : new Role[] {Role.GOLDEN_CLIENT_SIW_SERVER, Role.SIW_CLIENT_GOLDEN_SERVER}) {
             Path pcap = dir.resolve("siw-" + role.name().toLowerCase() + "-crc" + (crc ? "on" : "off") + ".pcap");
             Files.deleteIfExists(pcap);
             SiwInterop.Run r = SiwInterop.run(v, role, 65000, 2, pcap);

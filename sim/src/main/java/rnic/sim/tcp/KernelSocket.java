@@ -25,7 +25,8 @@ final class KernelSocket {
     private final boolean client;
     private final long localIsn;
     private final long remoteIsn;
-    private final TcpWireCapture cap;
+    private final java.util.function.BiFunction<InetSocketAddress, InetSocketAddress, TcpWireCapture> capture;
+    private TcpWireCapture cap;
     private final int me;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(MAX_IO);
     private final byte[] scratch = new byte[MAX_IO];
@@ -37,13 +38,18 @@ final class KernelSocket {
     private boolean finReceived;
     private boolean over;
 
-    KernelSocket(TcpEnd end, SocketChannel ch, boolean client, long localIsn, long remoteIsn, TcpWireCapture cap) {
+    /**
+     * @param capture makes the capture of this connection from its local and remote address (null: no capture);
+     *                called once the addresses are known (the kernel picks an active open's port)
+     */
+    KernelSocket(TcpEnd end, SocketChannel ch, boolean client, long localIsn, long remoteIsn,
+            java.util.function.BiFunction<InetSocketAddress, InetSocketAddress, TcpWireCapture> capture) {
         this.end = end;
         this.ch = ch;
         this.client = client;
         this.localIsn = localIsn;
         this.remoteIsn = remoteIsn;
-        this.cap = cap;
+        this.capture = capture;
         this.me = client ? 0 : 1;
     }
 
@@ -69,6 +75,15 @@ final class KernelSocket {
     /** The handshake completed: the end is established, the capture shows SYN, SYN-ACK, ACK. */
     void established(long cycle) {
         established = true;
+        try {
+            if (ch.getLocalAddress() instanceof InetSocketAddress local
+                    && ch.getRemoteAddress() instanceof InetSocketAddress remote) {
+                end.addresses(local, remote);
+            }
+        } catch (IOException e) {
+            // keep the addresses known at the open
+        }
+        cap = capture == null ? null : capture.apply(end.localAddress(), end.remoteAddress());
         end.establish();
         if (cap != null) {
             long clientIsn = client ? localIsn : remoteIsn;
@@ -100,6 +115,7 @@ final class KernelSocket {
                     done = ch.finishConnect();
                 } catch (IOException e) {
                     // nothing listens there (RST to the SYN), or unreachable
+                    cap = capture == null ? null : capture.apply(end.localAddress(), end.remoteAddress());
                     if (cap != null) {
                         cap.refused(cycle - 1, cycle, localIsn, CAPTURE_MSS, 0xFFFF);
                     }

@@ -40,7 +40,8 @@ import rnic.transport.TcpListener;
  * peer's real time, so a program facing a real peer should bound its waits in wall-clock time as well.
  *
  * <p><b>Capture.</b> With a {@link PcapWriter}, each connection is written as Ethernet/IPv4/TCP around the exact
- * octets that crossed its socket (the kernel's own segmentation and sequence numbers are not visible): a handshake
+ * octets that crossed its socket (the kernel's own segmentation and sequence numbers are not visible; a connection
+ * between two cores of this simulation is written once, from the end established first): a handshake
  * when it is established, each write and each read as data segments of at most 1460 octets with the socket's real
  * addresses and ports, an ACK per read, FIN and RST as they happen; timestamps count cycles as microseconds, as
  * {@link TcpWireCapture} does.
@@ -57,6 +58,7 @@ public final class KernelTcp implements Agent, AutoCloseable {
     private final List<KernelSocket> sockets = new ArrayList<>();
     private final List<Listener> listeners = new ArrayList<>();
     private final List<Host> hosts = new ArrayList<>();
+    private final java.util.Set<String> captured = new java.util.HashSet<>();
     private LongSupplier activity = () -> 0;
     private int pollInterval = DEFAULT_POLL_INTERVAL;
     private int idleCycles = DEFAULT_IDLE_CYCLES;
@@ -227,6 +229,9 @@ public final class KernelTcp implements Agent, AutoCloseable {
                 || server.getAddress().getAddress().length != 4) {
             return null; // the capture is IPv4 only
         }
+        if (!captured.add(client + ">" + server)) {
+            return null; // both ends are ours (two cores over loopback): the first end's view is the connection
+        }
         return new TcpWireCapture(pcap, TcpEndpoint.of(clientMac, client.getAddress().getHostAddress(),
                 client.getPort()), TcpEndpoint.of(serverMac, server.getAddress().getHostAddress(), server.getPort()));
     }
@@ -343,8 +348,8 @@ public final class KernelTcp implements Agent, AutoCloseable {
                     remoteIsn + 1, KernelSocket.RX_CAPACITY, KernelSocket.TX_CAPACITY);
             end.addresses(local, remote);
             end.attach(binder, -1);
-            TcpWireCapture cap = client ? capture(local, mac, remote, PEER_MAC) : capture(remote, PEER_MAC, local, mac);
-            KernelSocket k = new KernelSocket(end, ch, client, localIsn, remoteIsn, cap);
+            KernelSocket k = new KernelSocket(end, ch, client, localIsn, remoteIsn, pcap == null ? null
+                    : (l, r) -> client ? capture(l, mac, r, PEER_MAC) : capture(r, PEER_MAC, l, mac));
             sockets.add(k);
             return k;
         }
