@@ -229,7 +229,9 @@ public final class KernelTcp implements Agent, AutoCloseable {
                 || server.getAddress().getAddress().length != 4) {
             return null; // the capture is IPv4 only
         }
-        if (!captured.add(client + ">" + server)) {
+        String key = client.getAddress().getHostAddress() + ":" + client.getPort() + ">"
+                + server.getAddress().getHostAddress() + ":" + server.getPort();
+        if (!captured.add(key)) {
             return null; // both ends are ours (two cores over loopback): the first end's view is the connection
         }
         return new TcpWireCapture(pcap, TcpEndpoint.of(clientMac, client.getAddress().getHostAddress(),
