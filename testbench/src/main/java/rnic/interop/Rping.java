@@ -20,6 +20,7 @@ import rnic.sim.SimModel;
  * <pre>
  *   ./rnic rping -s [-vVP] [-S size] [-C count] [-a addr] [-p port] [--crc on|off] [--pcap FILE]
  *   ./rnic rping -c [-vV] [-S size] [-C count] -a addr [-p port] [--crc on|off] [--pcap FILE]
+ *   (both: [--timeout S]; client: [--first-send-delay MS])
  * </pre>
  *
  * <p>The simulation is the two-RNIC model {@link RnicPair} (the one the system tests and {@code ./rnic demo} compile,
@@ -51,7 +52,8 @@ public final class Rping {
             "  -v display ping data    -V validate ping data    -S size (26 … 65535, default 64)",
             "  -C count (default: until the peer stops)    -a address    -p port (default 7174)",
             "  --crc on|off  ask for MPA CRC (default off; on if either side asks)    --pcap FILE  capture the wire",
-            "  --timeout S   bound on any one wait in seconds (default 60; 0: a server waits for clients forever)");
+            "  --timeout S   bound on any one wait in seconds (default 60; 0: a server waits for clients forever)",
+            "  --first-send-delay MS  client: pause between establishment and the first Send (siw's double receive)");
 
     static Command parse(String[] args) throws UnknownHostException {
         Boolean server = null;
@@ -64,6 +66,7 @@ public final class Rping {
         boolean persistent = false;
         boolean crc = false;
         double timeout = 60;
+        int firstSendDelay = 0;
         Path pcap = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -102,6 +105,10 @@ public final class Rping {
                     pcap = Path.of(need(a, v));
                     i++;
                 }
+                case "--first-send-delay" -> {
+                    firstSendDelay = Integer.parseInt(need(a, v));
+                    i++;
+                }
                 case "--timeout" -> {
                     timeout = Double.parseDouble(need(a, v));
                     i++;
@@ -131,7 +138,7 @@ public final class Rping {
             throw new IllegalArgumentException("-P is a server option\n" + USAGE);
         }
         RpingPeer.Options o = new RpingPeer.Options(server, address, port, count, size, verbose, validate, persistent,
-                crc, timeout, 0, 0);
+                crc, timeout, firstSendDelay, 0);
         return new Command(o, pcap);
     }
 
