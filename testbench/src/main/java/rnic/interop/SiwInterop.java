@@ -15,9 +15,10 @@ import java.util.concurrent.Future;
 import rnic.sim.pcap.TcpEndpoint;
 
 /**
- * {@code ./rnic interop siw [--sizes 64,4096,65000] [--count N] [--crc off|on|both] [--pcap-dir DIR]}: the golden
- * rping peer ({@link GoldenRping}) against rdma-core's rping on Linux siw ({@link SiwVm}), both roles, printing one
- * table row per run (role, size, CRC, iterations, result, time). Exit status 0 only if every run passed.
+ * {@code ./rnic interop siw [--sizes 64,4096,65000] [--count N] [--crc off|on|both] [--only golden|rtl|all]
+ * [--pcap-dir DIR]}: the golden rping peer ({@link GoldenRping}) and the simulated RNIC's rping ({@link Rping},
+ * {@link RpingPeer} on kernel sockets) against rdma-core's rping on Linux siw ({@link SiwVm}), both roles, printing
+ * one table row per run (role, size, CRC, iterations, result, time). Exit status 0 only if every run passed.
  */
 public final class SiwInterop {
     /** Which side runs rping's client, and whether the project side is the golden models or the RTL. */
@@ -268,6 +269,10 @@ public final class SiwInterop {
 
     /** Entry point of {@code ./rnic interop siw}. */
     public static void main(String[] args) throws IOException {
+        if (System.getProperty("rnic.simDir") == null) {
+            // the RTL rows' Verilator model lives with ./rnic demo's and ./rnic rping's (compiled once)
+            System.setProperty("rnic.simDir", Path.of("build", "sim").toString());
+        }
         List<Integer> sizes = List.of(64, 4096, 65000);
         int count = 10;
         String crcMode = "both";
