@@ -26,7 +26,7 @@ import rnic.sim.pcap.Tshark;
  * simulated cores of one {@code RnicPair} simulation use {@link rnic.sim.tcp.KernelTcp} on 127.0.0.1 (core b the
  * server, core a the client), so every octet crosses Linux's TCP. The pattern, the echo and the validation are
  * rping's; the capture written from the sockets decodes in tshark. Requirements: MPA-26 (hand-over at the exact octet
- * after the startup frames, with octets already read going to the core first), MPA-30 (CRC if either side asks),
+ * after the startup frames, with octets already read going to the core first), MPA-18 (CRC if either side asks), MPA-49 (IRD/ORD negotiation),
  * MPA-25 (CRC on every FPDU), RDMAP-24 (IRD = ORD = 1), DDP-17 (segmentation at MULPDU), RDMAP-08 (Read Response
  * placement).
  */
@@ -116,6 +116,42 @@ class RpingLoopbackTest {
         assertEquals(0, s.badCrcs(), s.toString());
         assertTrue(s.goodCrcs() >= s.fpdus(), s.toString());
         assertEquals(0, s.malformed(), s.toString());
+    }
+
+    /**
+     * rping -s -P serves one connection after another: two clients in turn (each a new queue pair on the server, in
+     * the connection slot the previous connection released), 2 iterations each, all validated.
+     */
+    @Test
+    void persistentServerServesOneConnectionAfterAnother() throws IOException {
+        int port = freePort();
+        RpingPeer.Options server = RpingPeer.Options.server(LOOPBACK, port, 4096).withPersistent(true)
+                .withConnections(2);
+        RpingPeer.Result[] r = new RpingPeer.Result[3];
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        boolean[] listening = {false};
+        RnicSystem.run(Rping.model(), "rping-persistent", 1,
+                RnicSystem.builder().kernelTcp(0, LOOPBACK).kernelTcp(1, LOOPBACK), sys -> new HostThreads()
+                        .add("server", sys.b(), t -> r[0] = RpingPeer.run(t, server, print(log), print(log),
+                                () -> listening[0] = true))
+                        .add("clients", sys.a(), t -> {
+                            while (!listening[0]) {
+                                t.advance();
+                            }
+                            for (int i = 1; i <= 2; i++) {
+                                r[i] = RpingPeer.run(t, RpingPeer.Options.client(LOOPBACK, port, 4096, 2), print(log),
+                                        print(log));
+                            }
+                        })
+                        .run());
+        String what = log.toString(StandardCharsets.UTF_8);
+        assertNull(r[1].error(), what);
+        assertNull(r[2].error(), what);
+        assertEquals(2, r[1].iterations());
+        assertEquals(2, r[2].iterations());
+        assertNull(r[0].error(), what);
+        assertEquals(2, r[0].connections(), what);
+        assertEquals(4, r[0].iterations(), what);
     }
 
     /** A client toward a port nobody listens on: the kernel's RST makes the connection refused, rping fails. */

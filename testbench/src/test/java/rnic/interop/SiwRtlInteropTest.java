@@ -51,9 +51,9 @@ import rnic.wire.TerminateCause;
  * octets with validation on both sides, MPA CRC off (siw's defaults) and on (siw built with {@code mpa_crc_required});
  * the capture of a run decodes in tshark; and an RFC 7306 Atomic Request toward siw, which does not implement RFC
  * 7306, ends in siw's Terminate, seen by the application. Requirements: MPA-26 (the core takes over at the exact
- * octet), MPA-30 (CRC if either side asks), MPA-25 (CRC on every FPDU), RDMAP-24 (IRD = ORD = 1), DDP-17 (the peer's
+ * octet), MPA-18 (CRC if either side asks), MPA-49 (IRD/ORD negotiation), MPA-25 (CRC on every FPDU), RDMAP-24 (IRD = ORD = 1), DDP-17 (the peer's
  * 1450-octet ULPDUs, this side's MULPDU), RDMAP-08 (Read Responses placed), RDMAP-17 (Terminate layout), RDMAP-23
- * (the failed request's completion).
+ * (the failed request's completion), MPA-41 (the close after the last iteration).
  *
  * <p>If the VM cannot be built or booted, every test fails with the reason: nothing here is skipped.
  */
