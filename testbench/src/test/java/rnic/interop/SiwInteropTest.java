@@ -34,7 +34,7 @@ import rnic.wire.MpaStartupFrame;
 @Tag("interop")
 class SiwInteropTest {
     private static final int COUNT = 5;
-    private static SiwVm vm;
+    private static final SiwVmHolder VMS = new SiwVmHolder();
 
     static Stream<Arguments> runs() {
         List<Arguments> out = new ArrayList<>();
@@ -53,21 +53,12 @@ class SiwInteropTest {
 
     /** One VM per CRC setting, reused by the runs that need it (booting takes seconds). */
     private static SiwVm vm(boolean crc) throws IOException {
-        if (vm != null && vm.crcRequired() != crc) {
-            vm.close();
-            vm = null;
-        }
-        if (vm == null) {
-            vm = SiwVm.start(crc);
-        }
-        return vm;
+        return VMS.get(crc);
     }
 
     @AfterAll
     static void stop() {
-        if (vm != null) {
-            vm.close();
-        }
+        VMS.close();
     }
 
     /** Every iteration completes and validates on both sides; CRC is on exactly when asked for. */

@@ -61,25 +61,16 @@ import rnic.wire.TerminateCause;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SiwRtlInteropTest {
     private static final int COUNT = 5;
-    private static SiwVm vm;
+    private static final SiwVmHolder VMS = new SiwVmHolder();
 
     /** One VM per CRC setting, reused by the tests that need it (the tests run CRC off first). */
     private static SiwVm vm(boolean crc) throws IOException {
-        if (vm != null && vm.crcRequired() != crc) {
-            vm.close();
-            vm = null;
-        }
-        if (vm == null) {
-            vm = SiwVm.start(crc);
-        }
-        return vm;
+        return VMS.get(crc);
     }
 
     @AfterAll
     static void stop() {
-        if (vm != null) {
-            vm.close();
-        }
+        VMS.close();
     }
 
     static Stream<Arguments> runs() {
