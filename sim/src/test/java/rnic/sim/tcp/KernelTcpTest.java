@@ -227,15 +227,29 @@ class KernelTcpTest {
         }
     }
 
-    /** Listening on another host's address is refused with a clear exception. */
+    /**
+     * Misuse is a clear exception and leaves the host usable: listening on another host's address, or on a port
+     * something already listens on.
+     */
     @Test
-    void foreignListenAddressIsRefused() throws IOException {
+    void listenMisuseIsRefusedAndTheHostStaysUsable() throws IOException {
         try (KernelTcp k = new KernelTcp(new Random(1), null, 0)) {
             KernelTcp.Host h = k.host("a", LOOPBACK, "02:00:00:00:00:01");
             IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
                     () -> h.listen(new InetSocketAddress(InetAddress.getByName("10.9.9.9"), 7174)));
             assertTrue(x.getMessage().contains("10.9.9.9"), x.getMessage());
-            assertNotNull(h.listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0)));
+            try (ServerSocket taken = new ServerSocket(0, 1, LOOPBACK)) {
+                IllegalStateException y = assertThrows(IllegalStateException.class,
+                        () -> h.listen(new InetSocketAddress(LOOPBACK, taken.getLocalPort())));
+                assertTrue(y.getMessage().contains(String.valueOf(taken.getLocalPort())), y.getMessage());
+            }
+            TcpListener l = h.listen(new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0));
+            assertNotNull(l);
+            try (Socket peer = new Socket(LOOPBACK, l.localAddress().getPort())) {
+                TcpConnection[] c = new TcpConnection[1];
+                run(k, () -> (c[0] = c[0] != null ? c[0] : l.accept()) != null, "the accept after the misuse");
+                assertTrue(c[0].established());
+            }
         }
     }
 }
