@@ -52,7 +52,8 @@ public final class Rping {
             "  -v display ping data    -V validate ping data    -S size (26 … 65535, default 64)",
             "  -C count (default: until the peer stops)    -a address    -p port (default 7174)",
             "  --crc on|off  ask for MPA CRC (default off; on if either side asks)    --pcap FILE  capture the wire",
-            "  --timeout S   bound on any one wait in seconds (default 60; 0: a server waits for clients forever)",
+            "  --timeout S   bound on any one wait in seconds, a server's wait for a client included (default 60;",
+            "                0: a server waits for clients forever; a -P server that served one ends normally)",
             "  --first-send-delay MS  client: pause between establishment and the first Send (siw's double receive)");
 
     static Command parse(String[] args) throws UnknownHostException {

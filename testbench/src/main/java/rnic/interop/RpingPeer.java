@@ -341,7 +341,17 @@ public final class RpingPeer {
             int limit = opt.connections() > 0 ? opt.connections() : opt.persistent() ? Integer.MAX_VALUE : 1;
             while (connections < limit) {
                 long deadline = opt.timeoutSeconds() > 0 ? deadline(opt.timeoutSeconds()) : Long.MAX_VALUE;
-                CmEvent e = awaitEvent(deadline, "a connection request on " + l.localAddress());
+                CmEvent e;
+                try {
+                    e = awaitEvent(deadline, "a connection request on " + l.localAddress());
+                } catch (RpingException timeout) {
+                    if (opt.persistent() && connections > 0) {
+                        err.println("no further client within " + opt.timeoutSeconds() + " s: the persistent server"
+                                + " stops after " + connections + " connection(s)");
+                        return; // served at least one client: an idle persistent server ends normally
+                    }
+                    throw timeout;
+                }
                 if (!(e instanceof CmEvent.ConnectRequest req)) {
                     continue; // e.g. the previous connection's Disconnected
                 }
