@@ -62,13 +62,18 @@ final class KernelSocket {
         return established && !end.tx.isEmpty();
     }
 
-    /** Selector interest for an idle wait: readable, writable when octets wait, connectable while connecting. */
+    /**
+     * Selector interest for an idle wait: readable while the end has room, writable when octets wait, connectable
+     * while connecting.
+     */
     void interest() {
         if (over || key == null || !key.isValid()) {
             return;
         }
+        // no read interest while the end is full: a readable socket nobody can read would end every wait at once
         int ops = !established ? SelectionKey.OP_CONNECT
-                : (finReceived ? 0 : SelectionKey.OP_READ) | (end.tx.isEmpty() ? 0 : SelectionKey.OP_WRITE);
+                : (finReceived || end.rxRoom() <= 0 ? 0 : SelectionKey.OP_READ)
+                        | (end.tx.isEmpty() ? 0 : SelectionKey.OP_WRITE);
         key.interestOps(ops);
     }
 
@@ -256,9 +261,5 @@ final class KernelSocket {
         } catch (IOException ignored) {
             // closing: nothing left to do with this socket
         }
-    }
-
-    InetSocketAddress remote() {
-        return end.remoteAddress();
     }
 }
