@@ -11,7 +11,9 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import rnic.sim.pcap.PcapWriter;
 import rnic.sim.tcp.TcpChannel;
+import rnic.sim.tcp.KernelTcp;
 import rnic.sim.tcp.TcpEnd;
+import rnic.sim.tcp.TcpHost;
 import rnic.sim.tcp.TcpNetwork;
 import rnic.sim.tcp.TcpOptions;
 import rnic.sim.tcp.TcpRxDriver;
@@ -71,6 +73,7 @@ public final class RnicSystem implements AutoCloseable {
     private final List<TcpTxMonitor> tx = new ArrayList<>();
     private final PcapWriter pcap;
     private final int dataWidth;
+    private final KernelTcp kernel;
     private boolean closed;
 
     private RnicSystem(Builder b, Tb<?> tb) {
@@ -107,6 +110,10 @@ public final class RnicSystem implements AutoCloseable {
         for (int s = 0; s < 2; s++) {
             hosts[s] = network.host(s == 0 ? "a" : "b", address(s), "02:00:00:00:00:0" + (s + 1));
         }
+        // Cores on real sockets: one KernelTcp for the run, waiting on its sockets only while the whole simulation
+        // (both cores' streams and memory ports, the simulated network) is idle.
+        this.kernel = b.kernelBind[0] == null && b.kernelBind[1] == null ? null
+                : tb.add(new KernelTcp(tb.random(), pcap, tb.cycle()).activity(this::activity));
         for (int s = 0; s < 2; s++) {
             String p = b.prefix[s];
             int side = s;
@@ -123,12 +130,17 @@ public final class RnicSystem implements AutoCloseable {
             }
             rx.addAll(slotRx);
             tx.addAll(slotTx);
-            String what = String.format("simulated RnicCore %s (W=%d, %d QPs, %s, TCP %s) in %s", name, dataWidth,
+            TcpHost tcpHost = b.kernelBind[s] == null ? hosts[s]
+                    : kernel.host(name, b.kernelBind[s], "02:00:00:00:00:0" + (s + 1));
+            String what = b.kernelBind[s] != null
+                    ? String.format("simulated RnicCore %s (W=%d, %d QPs, kernel TCP sockets on %s) in %s", name,
+                            dataWidth, qps, b.kernelBind[s].getHostAddress(), tb.dut().definitionName())
+                    : String.format("simulated RnicCore %s (W=%d, %d QPs, %s, TCP %s) in %s", name, dataWidth,
                     qps, address(s).getHostAddress(),
                     b.perQp.isEmpty() && b.perPort.isEmpty() && b.perConnection.isEmpty() ? b.tcp : "mixed",
                     tb.dut().definitionName());
             transports[s] = new SimTransport(tb, name, apb, memories[s],
-                    new DmaAllocator(b.memoryBase, b.memorySize), slotRx, slotTx, hosts[s],
+                    new DmaAllocator(b.memoryBase, b.memorySize), slotRx, slotTx, tcpHost,
                     q -> fixedChannelEnd(q, side), b.advanceCycles, what, b.clockHz);
             if (ports.has(p + "interrupt")) {
                 transports[s].withInterrupt(ports.signal(p + "interrupt"));
@@ -140,6 +152,31 @@ public final class RnicSystem implements AutoCloseable {
             tb.reset(b.resetCycles);
         }
         tx.forEach(TcpTxMonitor::arm);
+    }
+
+    /**
+     * A counter that moves whenever either core does something visible: a beat on a TCP stream or the memory port,
+     * or the simulated network is busy (what {@link KernelTcp} watches before it lets the simulation wait).
+     */
+    private long activity() {
+        long n = 0;
+        for (TcpRxDriver d : rx) {
+            n += d.beats();
+        }
+        for (TcpTxMonitor m : tx) {
+            n += m.beats();
+        }
+        for (Axi4MemorySlave m : slaves) {
+            if (m != null) {
+                n += m.readBeats() + m.writeBeats();
+            }
+        }
+        return network.busy() ? n + tb.cycle() : n;
+    }
+
+    /** The kernel sockets of the cores on real TCP ({@link Builder#kernelTcp}), or {@code null}. */
+    public KernelTcp kernelTcp() {
+        return kernel;
     }
 
     /** RNIC a: 10.0.0.1, b: 10.0.0.2. */
@@ -267,6 +304,9 @@ public final class RnicSystem implements AutoCloseable {
         }
         closed = true;
         network.closeAll();
+        if (kernel != null) {
+            kernel.close();
+        }
         for (SimTransport t : transports) {
             if (t != null) {
                 t.close();
@@ -300,8 +340,23 @@ public final class RnicSystem implements AutoCloseable {
         private final Map<Integer, TcpOptions> perPort = new HashMap<>();
         private final Map<Integer, TcpOptions> perConnection = new HashMap<>();
         private int handshakeCycles = 4;
+        private final java.net.InetAddress[] kernelBind = new java.net.InetAddress[2];
 
         private Builder() {
+        }
+
+        /**
+         * Puts core {@code side} (0 = a, 1 = b) on real TCP: its transport's {@code listen}/{@code connect} open kernel
+         * sockets bound to {@code bind} ({@link KernelTcp}; the any-address: every interface) instead of channels of
+         * the simulated network, so it reaches real peers (Linux siw, another machine, the other core over loopback).
+         * With {@link #capture}, their connections go into the same capture.
+         */
+        public Builder kernelTcp(int side, java.net.InetAddress bind) {
+            if (side != 0 && side != 1) {
+                throw new IllegalArgumentException("side is 0 (a) or 1 (b), got " + side);
+            }
+            kernelBind[side] = java.util.Objects.requireNonNull(bind, "bind address");
+            return this;
         }
 
         /** The cores' declared clock frequency in Hz (default 250 MHz): what {@code nanoTime()} converts with. */

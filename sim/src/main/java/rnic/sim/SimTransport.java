@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.IntFunction;
 import rnic.sim.tcp.TcpEnd;
+import rnic.sim.tcp.TcpHost;
 import rnic.sim.tcp.TcpNetwork;
 import rnic.sim.tcp.TcpRxDriver;
 import rnic.sim.tcp.TcpSlots;
@@ -19,7 +20,8 @@ import rnic.transport.Transport;
  * The host driver's way into one simulated RnicCore ({@link Transport}): registers through the core's APB3 port
  * ({@link Apb3Master}, stepping the simulation until {@code PREADY}), host memory as a {@link HostMemory} the core
  * reaches through its AXI4 port ({@link Axi4MemorySlave}) with a {@link DmaAllocator} for the driver's rings and
- * buffers, and TCP: this device is a host of the simulated {@link TcpNetwork} at {@link #localAddress()}, so
+ * buffers, and TCP: this device is a host ({@link TcpHost}) of the simulated {@link TcpNetwork} at
+ * {@link #localAddress()} or of real kernel sockets ({@link rnic.sim.tcp.KernelTcp}), so
  * {@link #listen} and {@link #connect} open connections ({@link TcpEnd}s of {@link rnic.sim.tcp.TcpChannel}s), and
  * {@link TcpEnd#handOver(int)} binds one to a connection slot of the core: the {@link TcpRxDriver} on its
  * {@code tcpRx_<slot>} port and the {@link TcpTxMonitor} on its {@code tcpTx_<slot>} port. Built by
@@ -51,7 +53,7 @@ public final class SimTransport implements Transport {
     private final DmaAllocator allocator;
     private final List<TcpRxDriver> rx;
     private final List<TcpTxMonitor> tx;
-    private final TcpNetwork.Host host;
+    private final TcpHost host;
     private final IntFunction<TcpEnd> fixed;
     private final TcpSlots slots;
     private final String description;
@@ -65,14 +67,15 @@ public final class SimTransport implements Transport {
      * @param name          e.g. "a"
      * @param rx            slot s = the agent on {@code tcpRx_<s>}
      * @param tx            slot s = the agent on {@code tcpTx_<s>}
-     * @param host          this device in the network (its slots are set to this transport's)
+     * @param host          this device in the simulated network or on kernel sockets (its slots are set to this
+     *                      transport's)
      * @param fixed         the legacy fixed connection of QP q (created on first use)
      * @param advanceCycles cycles one {@link #advance()} steps
      * @param description   what {@link #describe()} returns
      * @param clockHz       the core's declared clock frequency
      */
     public SimTransport(Tb<?> tb, String name, Apb3Master apb, HostMemory memory, DmaAllocator allocator,
-            List<TcpRxDriver> rx, List<TcpTxMonitor> tx, TcpNetwork.Host host, IntFunction<TcpEnd> fixed,
+            List<TcpRxDriver> rx, List<TcpTxMonitor> tx, TcpHost host, IntFunction<TcpEnd> fixed,
             int advanceCycles, String description, long clockHz) {
         if (clockHz <= 0) {
             throw new IllegalArgumentException("clock frequency must be positive, got " + clockHz + " Hz");

@@ -33,9 +33,25 @@ public record SiwTerminate(int layer, int etype, int errorCode, boolean m, boole
             throw new IllegalArgumentException("a Terminate has at least " + (CONTROL_OFFSET + 4) + " octets, got "
                     + ulpdu.length);
         }
-        int b0 = ulpdu[CONTROL_OFFSET] & 0xFF;
-        int code = ulpdu[CONTROL_OFFSET + 1] & 0xFF;
-        int b2 = ulpdu[CONTROL_OFFSET + 2] & 0xFF;
+        return decode(ulpdu[CONTROL_OFFSET] & 0xFF, ulpdu[CONTROL_OFFSET + 1] & 0xFF,
+                ulpdu[CONTROL_OFFSET + 2] & 0xFF, ulpdu);
+    }
+
+    /**
+     * Decodes a Terminate from its first three control octets as a completion reports them
+     * ({@code rnic.verbs.Completion#terminateLayerEtype()}, {@code terminateErrorCode()}, {@code terminateHdrCt()}):
+     * what the application has when the core received it. {@link #raw()} is then the control field alone, at
+     * {@link #CONTROL_OFFSET}.
+     */
+    public static SiwTerminate fromControl(int layerEtype, int errorCode, int hdrCt) {
+        byte[] raw = new byte[CONTROL_OFFSET + 4];
+        raw[CONTROL_OFFSET] = (byte) layerEtype;
+        raw[CONTROL_OFFSET + 1] = (byte) errorCode;
+        raw[CONTROL_OFFSET + 2] = (byte) hdrCt;
+        return decode(layerEtype & 0xFF, errorCode & 0xFF, hdrCt & 0xFF, raw);
+    }
+
+    private static SiwTerminate decode(int b0, int code, int b2, byte[] ulpdu) {
         boolean lowFlags = (b2 & 0x07) != 0 && (b2 & 0xE0) == 0;
         boolean rfcDefined = defined(b0 >>> 4, b0 & 0xF, code);
         boolean siwDefined = defined(b0 & 0xF, b0 >>> 4, code);
@@ -46,6 +62,11 @@ public record SiwTerminate(int layer, int etype, int errorCode, boolean m, boole
         }
         return new SiwTerminate(b0 >>> 4, b0 & 0xF, code, (b2 & 0x80) != 0, (b2 & 0x40) != 0, (b2 & 0x20) != 0,
                 false, ulpdu.clone());
+    }
+
+    /** {@code Layer << 4 | EType} as meant: octet 0 in RFC 5040's layout. */
+    public int layerEtype() {
+        return layer << 4 | etype;
     }
 
     /**

@@ -220,7 +220,7 @@ public final class TcpNetwork implements Agent {
      * One host of the network: an address, its listeners, its ephemeral ports, and the {@link TcpEnd.SlotBinder} of
      * its core that every end of this host hands over to.
      */
-    public final class Host {
+    public final class Host implements TcpHost {
         private final String name;
         private final InetAddress address;
         private final String mac;
@@ -239,11 +239,13 @@ public final class TcpNetwork implements Agent {
             return name;
         }
 
+        @Override
         public InetAddress address() {
             return address;
         }
 
         /** The core's slots the ends of this host hand over to ({@code null}: they cannot hand over by slot). */
+        @Override
         public Host slots(TcpEnd.SlotBinder slots) {
             this.binder = slots;
             return this;
@@ -267,6 +269,7 @@ public final class TcpNetwork implements Agent {
          * @throws IllegalArgumentException for another host's address or a port out of range
          * @throws IllegalStateException    when the port is in use
          */
+        @Override
         public Listener listen(InetSocketAddress local) {
             if (local == null) {
                 throw new IllegalArgumentException(name + ": listen(null)");
@@ -286,6 +289,7 @@ public final class TcpNetwork implements Agent {
         }
 
         /** An active open from an ephemeral port to {@code remote}: established or refused after the handshake. */
+        @Override
         public TcpEnd connect(InetSocketAddress remote) {
             if (remote == null || remote.isUnresolved()) {
                 throw new IllegalArgumentException(name + ": connect to an unresolved address " + remote);
