@@ -25,7 +25,7 @@ import rnic.wire.MpaStartupFrame;
  * The golden rping peer ({@link GoldenRping}: the project's MPA, DDP and RDMAP golden models on a plain socket)
  * against rdma-core's {@code rping} on Linux soft-iWARP in a qemu VM ({@link SiwVm}): both roles, 64, 4096 and 65000
  * octets, validation on both sides, MPA CRC off (siw's defaults) and on (siw built with {@code mpa_crc_required}).
- * The golden reference is an implementation nobody here wrote. Requirements: MPA-30 (startup negotiation, CRC if either
+ * The golden reference is an implementation nobody here wrote. Requirements: MPA-18 (CRC negotiation: CRC if either
  * side asks), MPA-25 (CRC checked on every FPDU in both directions), RDMAP-24 (IRD/ORD 1), DDP-17 (segmentation at
  * the peer's MULPDU), RDMAP-08 (Read Response placement).
  *
