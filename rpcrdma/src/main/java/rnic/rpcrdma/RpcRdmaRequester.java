@@ -491,7 +491,16 @@ public final class RpcRdmaRequester extends Endpoint {
 
     private void onMessage(Received m) {
         byte[] b = m.data();
-        if (backchannelCall(b)) {
+        RpcRdmaHeader.Decoded decoded = null;
+        HeaderException undecodable = null;
+        try {
+            decoded = RpcRdmaHeader.decode(b, 0, b.length);
+        } catch (HeaderException e) {
+            undecodable = e;
+        }
+        if (decoded != null && Backchannel.direction(decoded.header(), b, decoded.payloadOffset())
+                == Backchannel.Direction.CALL) {
+            backchannelCall(decoded.header(), b, decoded.payloadOffset());
             return;
         }
         Call raw = b.length >= 4 ? pending.get(word(b, 0)) : null;
@@ -503,13 +512,8 @@ public final class RpcRdmaRequester extends Endpoint {
             complete(raw);
             return;
         }
-        RpcRdmaHeader h;
-        int payloadAt;
-        try {
-            RpcRdmaHeader.Decoded d = RpcRdmaHeader.decode(b, 0, b.length);
-            h = d.header();
-            payloadAt = d.payloadOffset();
-        } catch (HeaderException e) {
+        if (undecodable != null) {
+            HeaderException e = undecodable;
             // ERR_VERS echoes the failing vers (RPCRDMA-24, trap T-47): accept it whatever its rdma_vers
             if (e.kind() == HeaderException.Kind.VERSION && b.length >= 28 && word(b, 12) == 4
                     && word(b, 16) == RpcRdmaHeader.ERR_VERS) {
@@ -524,6 +528,8 @@ public final class RpcRdmaRequester extends Endpoint {
             discard("undecodable: " + e.getMessage());
             return;
         }
+        RpcRdmaHeader h = decoded.header();
+        int payloadAt = decoded.payloadOffset();
         Proc p = h.procedure();
         Call c = pending.get(h.xid());
         if (p == Proc.RDMA_MSGP || p == Proc.RDMA_DONE) {
@@ -583,54 +589,53 @@ public final class RpcRdmaRequester extends Endpoint {
 
     /**
      * A CALL arriving here is a backchannel call (RFC 8167: the direction comes from msg_type; its XID belongs to the
-     * other direction's space and is never looked up among this side's calls). Returns whether {@code b} was one.
+     * other direction's space and is never looked up among this side's calls).
      * Its credit value is the responder's request; the forward grant is not touched.
      */
-    private boolean backchannelCall(byte[] b) {
-        RpcRdmaHeader h;
-        int payloadAt;
-        try {
-            RpcRdmaHeader.Decoded d = RpcRdmaHeader.decode(b, 0, b.length);
-            h = d.header();
-            payloadAt = d.payloadOffset();
-        } catch (HeaderException e) {
-            return false;
-        }
-        if (Backchannel.direction(h, b, payloadAt) != Backchannel.Direction.CALL) {
-            return false;
-        }
-        int grant = config.backchannelCredits();
+    private void backchannelCall(RpcRdmaHeader h, byte[] b, int payloadAt) {
         if (backchannel == null) {
             // RPCRDMA-32: no backchannel was offered, so the peer must not call; nothing to answer it with
             discard(String.format("backchannel call xid 0x%08x while no backchannel was offered (RPCRDMA-32)",
                     h.xid()));
-            return true;
+            return;
         }
         if (h.hasChunks()) {
-            send(RpcRdmaHeader.errChunk(h.xid(), RpcRdmaHeader.VERSION, grant).encode(), new byte[0], 0, 0, 0);
-            backchannelLog.add(String.format("xid 0x%08x ERR_CHUNK: chunks in the backchannel (RFC 8167)", h.xid()));
-            return true;
+            backchannelErrChunk(h.xid(), "chunks in the backchannel (RFC 8167)");
+            return;
         }
         if (word(b, payloadAt) != h.xid()) {
-            send(RpcRdmaHeader.errChunk(h.xid(), RpcRdmaHeader.VERSION, grant).encode(), new byte[0], 0, 0, 0);
-            backchannelLog.add(String.format("xid 0x%08x ERR_CHUNK: the RPC XID differs (RPCRDMA-03)", h.xid()));
-            return true;
+            backchannelErrChunk(h.xid(), "the RPC XID differs (RPCRDMA-03)");
+            return;
         }
         byte[] message = java.util.Arrays.copyOfRange(b, payloadAt, b.length);
         RpcRdmaResponder.Outcome o = backchannel.handle(new RpcRdmaResponder.IncomingCall(h.xid(), message,
                 List.of(), h));
         byte[] reply = o.reply() == null ? null : o.reply().toByteArray();
-        RpcRdmaHeader out = Backchannel.header(h.xid(), grant);
+        RpcRdmaHeader out = Backchannel.header(h.xid(), config.backchannelCredits());
         if (o.errChunk() != null || reply.length + out.encodedLength() > config.callThreshold()) {
             // an inline-only backchannel has no Reply chunk for a long reply
-            send(RpcRdmaHeader.errChunk(h.xid(), RpcRdmaHeader.VERSION, grant).encode(), new byte[0], 0, 0, 0);
-            backchannelLog.add(String.format("xid 0x%08x ERR_CHUNK: %s", h.xid(), o.errChunk() != null
-                    ? o.errChunk() : "a reply of " + reply.length + " octets would need a Reply chunk"));
-            return true;
+            backchannelErrChunk(h.xid(), o.errChunk() != null ? o.errChunk()
+                    : "a reply of " + reply.length + " octets would need a Reply chunk");
+            return;
         }
-        send(out.encode(), reply, 0, reply.length, 0);
+        backchannelSend(out.encode(), reply);
         backchannelLog.add(String.format("xid 0x%08x replied", h.xid()));
-        return true;
+    }
+
+    /** RDMA_ERROR ERR_CHUNK for backchannel call {@code xid}, granting the backchannel credits. */
+    private void backchannelErrChunk(int xid, String why) {
+        backchannelSend(RpcRdmaHeader.errChunk(xid, RpcRdmaHeader.VERSION, config.backchannelCredits()).encode(),
+                new byte[0]);
+        backchannelLog.add(String.format("xid 0x%08x ERR_CHUNK: %s", xid, why));
+    }
+
+    /** A backchannel reply or error; a Send that cannot be posted breaks the connection instead of the caller. */
+    private void backchannelSend(byte[] header, byte[] payload) {
+        try {
+            send(header, payload, 0, payload.length, 0);
+        } catch (RuntimeException e) {
+            markBroken("a backchannel reply could not be sent: " + e.getMessage());
+        }
     }
 
     /** A valid reply arrived for {@code c}: it frees a credit and tells the grant (RPCRDMA-05). */

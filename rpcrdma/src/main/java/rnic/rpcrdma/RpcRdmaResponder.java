@@ -89,6 +89,7 @@ public final class RpcRdmaResponder extends Endpoint {
         private final int xid;
         private final RpcRdmaCall call;
         private boolean sent;
+        private boolean cancelled;
         private RpcRdmaReply reply;
         private RpcRdmaException error;
 
@@ -155,7 +156,7 @@ public final class RpcRdmaResponder extends Endpoint {
         return broken();
     }
 
-    /** Handles every message that has arrived (forward calls and backchannel replies); returns whether there was one. */
+    /** Handles every message that has arrived (forward calls, backchannel replies); returns whether there was one. */
     public boolean serveOnce(Handler handler) {
         pump();
         boolean any = false;
@@ -231,10 +232,13 @@ public final class RpcRdmaResponder extends Endpoint {
         long end = dev.nanoTime() + timeout.toNanos();
         while (!c.isDone()) {
             if (dev.nanoTime() > end) {
-                if (!c.sent) {
+                if (c.sent) {
+                    // it keeps its credit until its late reply comes back and is dropped
+                    c.cancelled = true;
+                } else {
                     bcQueue.remove(c);
+                    bcPending.remove(c.xid);
                 }
-                bcPending.remove(c.xid);
                 throw new RpcRdmaException(RpcRdmaException.Reason.TIMEOUT, c.xid, "no backchannel reply in "
                         + timeout);
             }
@@ -297,6 +301,7 @@ public final class RpcRdmaResponder extends Endpoint {
     private void backchannelReply(Work w, RpcRdmaHeader h, byte[] b, int payloadAt) {
         BackchannelCall c = bcPending.get(h.xid());
         if (c == null || !c.sent) {
+            // a reply's XID is looked up among backchannel calls only: a forward call's XID means nothing here
             w.record(String.format("discarded: backchannel reply for unknown xid 0x%08x", h.xid()), "");
             return;
         }
@@ -309,6 +314,10 @@ public final class RpcRdmaResponder extends Endpoint {
         // a grant of 0 is taken as 1, as in the forward direction (RPCRDMA-05)
         bcGranted = Math.max(1, h.credit());
         bcPending.remove(c.xid);
+        if (c.cancelled) {
+            w.record(String.format("discarded: late backchannel reply for cancelled xid 0x%08x", c.xid), "");
+            return;
+        }
         if (h.hasChunks()) {
             c.error = new RpcRdmaException(RpcRdmaException.Reason.BAD_REPLY, c.xid, "a backchannel reply with chunks,"
                     + " none were offered (RPCRDMA-32)");

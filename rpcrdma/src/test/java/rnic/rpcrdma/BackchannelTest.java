@@ -86,7 +86,8 @@ class BackchannelTest {
         RpcRdmaConfig d = RpcRdmaConfig.defaults();
         assertEquals(0, d.backchannelCredits());
         RpcRdmaConfig b = d.withBackchannelCredits(3).withCredits(5).withThresholds(512, 512).withMaxChunk(4096)
-                .withSegmentSize(1000).withRemoteInvalidation(false).withOperationTimeout(java.time.Duration.ofMillis(1));
+                .withSegmentSize(1000).withRemoteInvalidation(false)
+                .withOperationTimeout(java.time.Duration.ofMillis(1));
         assertEquals(3, b.backchannelCredits());
         assertEquals(5, b.credits());
         assertThrows(IllegalArgumentException.class, () -> d.withBackchannelCredits(-1));

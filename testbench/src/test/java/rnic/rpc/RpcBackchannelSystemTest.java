@@ -14,9 +14,11 @@ import org.junit.jupiter.api.Test;
 import rnic.oncrpc.Auth;
 import rnic.oncrpc.RpcClient;
 import rnic.oncrpc.RpcServer;
+import rnic.rpcrdma.Backchannel;
 import rnic.rpcrdma.RdmaSegment;
 import rnic.rpcrdma.RpcRdmaCall;
 import rnic.rpcrdma.RpcRdmaConfig;
+import rnic.rpcrdma.RpcRdmaException;
 import rnic.rpcrdma.RpcRdmaHeader;
 import rnic.rpcrdma.RpcRdmaRequester;
 import rnic.rpcrdma.RpcRdmaResponder;
@@ -41,6 +43,8 @@ class RpcBackchannelSystemTest {
     /** The client's callback program (transient range of RFC 5531), version 1; procedure 1: v → 3v + 1, xid. */
     static final int CB_PROG = 0x40000001;
     static final int CB_ECHO = 1;
+    /** Procedure 2: 2000 octets of results, more than an inline backchannel reply can carry. */
+    static final int CB_BIG = 2;
     static final int FIRST_XID = 0x500;
 
     static RpcClient.Request bind() {
@@ -53,17 +57,20 @@ class RpcBackchannelSystemTest {
     }
 
     /**
-     * RPCRDMA-32: no backchannel call before the client said it supports them (refused locally); six backchannel
+     * RPCRDMA-32: no backchannel call before the client said it supports them (refused locally; one sent anyway is
+     * discarded by the client, which offered no backchannel yet); six backchannel
      * calls whose XIDs equal those of forward READs in flight, each matched to its own reply in both directions;
      * never more backchannel calls in flight than the client granted (2 against 4 asked, 1 before the first reply),
      * the forward grant untouched; a backchannel call with a Write chunk answered ERR_CHUNK octet for octet; a call
-     * that would need a chunk refused locally.
+     * that would need a chunk refused locally; a reply too long for an inline backchannel answered ERR_CHUNK, which
+     * ends that call at the server and returns its credit.
      */
     @Test
     void serverCallsTheClientsBackchannelWhileForwardCallsAreInFlight() {
         RpcRig.Flag done = new RpcRig.Flag();
         RpcRig.Flag listening = new RpcRig.Flag();
         RpcRig.Flag serverDone = new RpcRig.Flag();
+        RpcRig.Flag rawSent = new RpcRig.Flag();
         List<String> client = new ArrayList<>();
         List<String> server = new ArrayList<>();
         List<Integer> collisions = Collections.synchronizedList(new ArrayList<>());
@@ -75,6 +82,12 @@ class RpcBackchannelSystemTest {
                 }
                 RpcHosts.Client c = RpcHosts.connect(t, RpcRdmaConfig.defaults().withBackchannelCredits(2));
                 RpcRdmaRequester rq = c.requester();
+                // a backchannel CALL before this side offered a backchannel is discarded, nothing answered
+                while (!rawSent.getAsBoolean() || rq.discarded().isEmpty()) {
+                    if (!rq.progress()) {
+                        t.advance();
+                    }
+                }
                 RpcClient rpc = new RpcClient(rq, Auth.none(), FIRST_XID);
                 List<RpcClient.Pending> reads = new ArrayList<>();
                 RpcServer callbacks = new RpcServer().register(new RpcServer.Program(CB_PROG, 1, Map.of(CB_ECHO,
@@ -86,7 +99,7 @@ class RpcBackchannelSystemTest {
                                 }
                             }
                             res.hyper(3 * args.hyper() + 1).int32(ctx.xid());
-                        }), false));
+                        }, CB_BIG, (ctx, args, res) -> res.opaque(new byte[2000])), false));
                 rq.serveBackchannel(callbacks);
                 rpc.call(bind(), WAIT);
                 byte[] model = BlockService.pattern(disk, 3);
@@ -122,6 +135,10 @@ class RpcBackchannelSystemTest {
                 } catch (IllegalStateException e) {
                     server.add("before support: " + (e.getMessage().contains("RPCRDMA-32") ? "refused" : e));
                 }
+                // the same call sent anyway, as a peer that ignores the rule would: the client drops it
+                byte[] early = echo(0x600, 1).message();
+                r.sendRaw(RpcCreditSystemTest.cat(Backchannel.header(0x600, 4).encode(), early));
+                rawSent.set();
                 RpcServer rpc = new RpcServer().register(new BlockService(disk, 3).program())
                         .register(new RpcServer.Program(BIND_PROG, 1, Map.of(1, (ctx, args, res) -> {
                             int prog = args.int32();
@@ -159,6 +176,17 @@ class RpcBackchannelSystemTest {
                 } catch (IllegalArgumentException e) {
                     server.add("long call: " + (e.getMessage().contains("inline only") ? "refused" : e));
                 }
+                // a reply the client cannot send inline: it answers ERR_CHUNK, which ends the call and frees its
+                // credit (the credit value of an RDMA_ERROR is ignored: no msg_type tells its direction)
+                RpcRdmaResponder.BackchannelCall big = r.startBackchannel(RpcRdmaCall.of(RpcClient.message(0x901,
+                        Auth.none(), new RpcClient.Request(CB_PROG, 1, CB_BIG, new XdrEncoder())), 64));
+                try {
+                    r.awaitBackchannel(big, rpc, WAIT);
+                    server.add("big replied");
+                } catch (RpcRdmaException e) {
+                    server.add("big: " + e.reason() + ", in flight " + r.backchannelInFlight() + ", granted "
+                            + r.backchannelGranted());
+                }
                 // a backchannel call offering a Write chunk: the client answers ERR_CHUNK (RFC 8167)
                 byte[] m = RpcClient.message(0x777, Auth.none(), new RpcClient.Request(CB_PROG, 1, CB_ECHO,
                         new XdrEncoder().hyper(5))).toByteArray();
@@ -173,6 +201,7 @@ class RpcBackchannelSystemTest {
         });
         assertEquals(List.of("before support: refused", "6 started: in flight 1, queued 5",
                 "backchannel: granted 2, limit 2, max in flight 2", "long call: refused",
+                "big: ERR_CHUNK, in flight 0, granted 2",
                 // xid 0x777, vers 1, credit 2 (the backchannel grant), RDMA_ERROR, ERR_CHUNK
                 "chunk: 00000777" + "00000001" + "00000002" + "00000004" + "00000002"), server);
         List<String> want = new ArrayList<>();
@@ -180,8 +209,10 @@ class RpcBackchannelSystemTest {
         for (int i = 0; i < 6; i++) {
             want.add(String.format("xid 0x%08x replied", FIRST_XID + 1 + i));
         }
+        want.add("xid 0x00000901 ERR_CHUNK: a reply of 2028 octets would need a Reply chunk");
         want.add("xid 0x00000777 ERR_CHUNK: chunks in the backchannel (RFC 8167)");
-        want.add("discarded [], broken false");
+        want.add("discarded [backchannel call xid 0x00000600 while no backchannel was offered (RPCRDMA-32)],"
+                + " broken false");
         assertEquals(want, client);
         assertTrue(!collisions.isEmpty(), "no backchannel call arrived while the forward call of its XID was in"
                 + " flight");
