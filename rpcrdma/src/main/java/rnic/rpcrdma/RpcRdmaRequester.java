@@ -301,7 +301,9 @@ public final class RpcRdmaRequester extends Endpoint {
     /** Pumps completions, handles replies, sends queued calls; returns whether anything happened. */
     public boolean progress() {
         boolean any = pump();
-        while (!inbox.isEmpty()) {
+        // only what had arrived: fencing a call pumps in more, and a peer that keeps sending (backchannel calls
+        // included) must not keep this loop from returning to the caller's wait
+        for (int n = inbox.size(); n > 0 && !inbox.isEmpty(); n--) {
             any = true;
             onMessage(inbox.poll());
         }

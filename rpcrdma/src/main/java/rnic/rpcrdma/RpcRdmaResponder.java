@@ -160,7 +160,9 @@ public final class RpcRdmaResponder extends Endpoint {
     public boolean serveOnce(Handler handler) {
         pump();
         boolean any = false;
-        while (!inbox.isEmpty() && !broken()) {
+        // only what had arrived: serving a call pumps in more, and a peer that keeps calling must not keep this
+        // loop (and a caller waiting for a backchannel reply) from returning
+        for (int n = inbox.size(); n > 0 && !inbox.isEmpty() && !broken(); n--) {
             any = true;
             onMessage(inbox.poll(), handler);
         }
@@ -326,6 +328,7 @@ public final class RpcRdmaResponder extends Endpoint {
         }
         c.reply = new RpcRdmaReply(h, java.util.Arrays.copyOfRange(b, payloadAt, b.length), List.of(), false, false, 0);
         w.record("backchannel reply", "RDMA_MSG inline");
+        sendBackchannelQueued();
     }
 
     /** An RDMA_ERROR for a backchannel call ends it; its credit is ignored (no msg_type tells its direction). */

@@ -46,6 +46,8 @@ class RpcBackchannelSystemTest {
     /** Procedure 2: 2000 octets of results, more than an inline backchannel reply can carry. */
     static final int CB_BIG = 2;
     static final int FIRST_XID = 0x500;
+    /** Backchannel calls; their XIDs are FIRST_XID + 1 …, the same as those of the client's forward READs. */
+    static final int BC_XIDS = 6;
 
     static RpcClient.Request bind() {
         return new RpcClient.Request(BIND_PROG, 1, 1, new XdrEncoder().int32(CB_PROG).int32(1)).maxResults(4);
@@ -71,6 +73,8 @@ class RpcBackchannelSystemTest {
         RpcRig.Flag listening = new RpcRig.Flag();
         RpcRig.Flag serverDone = new RpcRig.Flag();
         RpcRig.Flag rawSent = new RpcRig.Flag();
+        RpcRig.Flag bcDone = new RpcRig.Flag();
+        List<Integer> readsDone = new ArrayList<>();
         List<String> client = new ArrayList<>();
         List<String> server = new ArrayList<>();
         List<Integer> collisions = Collections.synchronizedList(new ArrayList<>());
@@ -89,12 +93,14 @@ class RpcBackchannelSystemTest {
                     }
                 }
                 RpcClient rpc = new RpcClient(rq, Auth.none(), FIRST_XID);
-                List<RpcClient.Pending> reads = new ArrayList<>();
+                // forward READs under the six XIDs the server's backchannel calls use: each XID is reused as soon
+                // as its READ returned, so forward calls of those XIDs are in flight all through the backchannel
+                RpcRdmaRequester.Call[] reads = new RpcRdmaRequester.Call[BC_XIDS];
                 RpcServer callbacks = new RpcServer().register(new RpcServer.Program(CB_PROG, 1, Map.of(CB_ECHO,
                         (ctx, args, res) -> {
                             // a backchannel XID that names a forward call still waiting for its reply
-                            for (RpcClient.Pending p : reads) {
-                                if (p.xid() == ctx.xid() && !p.transport().isDone()) {
+                            for (RpcRdmaRequester.Call f : reads) {
+                                if (f != null && f.xid() == ctx.xid() && !f.isDone()) {
                                     collisions.add(ctx.xid());
                                 }
                             }
@@ -103,17 +109,44 @@ class RpcBackchannelSystemTest {
                 rq.serveBackchannel(callbacks);
                 rpc.call(bind(), WAIT);
                 byte[] model = BlockService.pattern(disk, 3);
-                for (int i = 0; i < 12; i++) {
-                    reads.add(rpc.start(BlockService.read(i * 4096L, 4096)));
+                int[] block = new int[BC_XIDS];
+                int started = 0;
+                int right = 0;
+                long end = c.device().nanoTime() + Duration.ofMillis(100).toNanos();
+                while (true) {
+                    if (c.device().nanoTime() > end) {
+                        throw new AssertionError("the server's backchannel phase did not end");
+                    }
+                    boolean more = !bcDone.getAsBoolean();
+                    int busy = 0;
+                    for (int k = 0; k < BC_XIDS; k++) {
+                        if (reads[k] != null && reads[k].isDone()) {
+                            int xid = FIRST_XID + 1 + k;
+                            byte[] got = BlockService.readResult(RpcClient.results(xid, rq.await(reads[k], WAIT)));
+                            assertArrayEquals(java.util.Arrays.copyOfRange(model, block[k] * 4096,
+                                    block[k] * 4096 + 4096), got, "READ xid " + xid);
+                            right++;
+                            reads[k] = null;
+                        }
+                        if (reads[k] == null && more) {
+                            RpcClient.Request q = BlockService.read((started % 16) * 4096L, 4096);
+                            XdrEncoder m = rpc.message(FIRST_XID + 1 + k, q);
+                            block[k] = started++ % 16;
+                            reads[k] = rq.start(new RpcRdmaCall(m.toByteArray(), m.ddpItems(), q.writeChunks(),
+                                    RpcClient.REPLY_HEADER + q.maxResults()));
+                        }
+                        busy += reads[k] == null ? 0 : 1;
+                    }
+                    if (!more && busy == 0) {
+                        break;
+                    }
+                    if (!rq.progress()) {
+                        t.advance();
+                    }
                 }
-                for (int i = 0; i < reads.size(); i++) {
-                    byte[] got = BlockService.readResult(rpc.await(reads.get(i), WAIT).results());
-                    assertArrayEquals(java.util.Arrays.copyOfRange(model, i * 4096, i * 4096 + 4096), got,
-                            "READ " + i);
-                }
-                client.add("forward: " + reads.size() + " READs right, granted " + rq.granted() + ", max in flight "
-                        + rq.maxInFlight() + ", xids 0x" + Integer.toHexString(reads.get(0).xid()) + "..0x"
-                        + Integer.toHexString(reads.get(reads.size() - 1).xid()));
+                client.add("forward: " + (started == right) + ", granted " + rq.granted() + ", max in flight "
+                        + rq.maxInFlight());
+                readsDone.add(right);
                 while (!serverDone.getAsBoolean()) {
                     if (!rq.progress()) {
                         t.advance();
@@ -153,9 +186,9 @@ class RpcBackchannelSystemTest {
                         t.advance();
                     }
                 }
-                // the backchannel's XIDs start where the client's forward READs start: they collide on purpose
+                // the backchannel's XIDs are those of the client's forward READs: they collide on purpose
                 List<RpcRdmaResponder.BackchannelCall> calls = new ArrayList<>();
-                for (int i = 0; i < 6; i++) {
+                for (int i = 0; i < BC_XIDS; i++) {
                     calls.add(r.startBackchannel(echo(FIRST_XID + 1 + i, 100 + i)));
                 }
                 server.add("6 started: in flight " + r.backchannelInFlight() + ", queued " + r.backchannelQueued());
@@ -166,6 +199,7 @@ class RpcBackchannelSystemTest {
                     assertEquals(3 * (100 + i) + 1, v, "backchannel result " + i);
                     assertEquals(calls.get(i).xid(), seenXid);
                 }
+                bcDone.set();
                 server.add("backchannel: granted " + r.backchannelGranted() + ", limit " + r.backchannelLimit()
                         + ", max in flight " + r.backchannelMaxInFlight());
                 // inline only: a call that would need a Read chunk is refused before anything is sent
@@ -205,8 +239,8 @@ class RpcBackchannelSystemTest {
                 // xid 0x777, vers 1, credit 2 (the backchannel grant), RDMA_ERROR, ERR_CHUNK
                 "chunk: 00000777" + "00000001" + "00000002" + "00000004" + "00000002"), server);
         List<String> want = new ArrayList<>();
-        want.add("forward: 12 READs right, granted 8, max in flight 8, xids 0x501..0x50c");
-        for (int i = 0; i < 6; i++) {
+        want.add("forward: true, granted 8, max in flight 6");
+        for (int i = 0; i < BC_XIDS; i++) {
             want.add(String.format("xid 0x%08x replied", FIRST_XID + 1 + i));
         }
         want.add("xid 0x00000901 ERR_CHUNK: a reply of 2028 octets would need a Reply chunk");
@@ -214,8 +248,10 @@ class RpcBackchannelSystemTest {
         want.add("discarded [backchannel call xid 0x00000600 while no backchannel was offered (RPCRDMA-32)],"
                 + " broken false");
         assertEquals(want, client);
-        assertTrue(!collisions.isEmpty(), "no backchannel call arrived while the forward call of its XID was in"
-                + " flight");
-        System.out.println("backchannel XIDs that collided with forward calls in flight: " + collisions);
+        System.out.println("forward READs: " + readsDone + "; backchannel XIDs that arrived while the forward call"
+                + " of the same XID was in flight: " + collisions);
+        assertTrue(collisions.size() >= BC_XIDS / 2, "too few backchannel calls met a forward call of their XID in"
+                + " flight: " + collisions);
+        assertTrue(readsDone.get(0) >= 2 * BC_XIDS, "forward READs " + readsDone);
     }
 }
