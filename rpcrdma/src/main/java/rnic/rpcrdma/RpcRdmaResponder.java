@@ -286,7 +286,13 @@ public final class RpcRdmaResponder extends Endpoint {
             BackchannelCall c = bcQueue.poll();
             byte[] m = c.call.message();
             // the credit word asks for this side's backchannel buffers, apart from the forward grant (RPCRDMA-32)
-            send(Backchannel.header(c.xid, config.backchannelCredits()).encode(), m, 0, m.length, 0);
+            try {
+                send(Backchannel.header(c.xid, config.backchannelCredits()).encode(), m, 0, m.length, 0);
+            } catch (RuntimeException e) {
+                // no send buffer came back: the call ends here, the forward service goes on as far as it can
+                bcFail(c, new RpcRdmaException(RpcRdmaException.Reason.CONNECTION, c.xid, e.getMessage()));
+                continue;
+            }
             c.sent = true;
             bcInFlight++;
             bcMaxInFlight = Math.max(bcMaxInFlight, bcInFlight);
