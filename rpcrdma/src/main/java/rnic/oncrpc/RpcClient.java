@@ -68,6 +68,14 @@ public final class RpcClient {
 
     /** Encodes the call message of {@code r} with XID {@code xid} (for tests that alter it before sending). */
     public XdrEncoder message(int xid, Request r) {
+        return message(xid, credential, r);
+    }
+
+    /**
+     * The call message of {@code r} with XID {@code xid} and {@code credential} (also what a responder sends as a
+     * backchannel call, RPCRDMA-32).
+     */
+    public static XdrEncoder message(int xid, Auth credential, Request r) {
         XdrEncoder e = new XdrEncoder(64 + r.args().length());
         e.int32(xid).int32(Rpc.CALL).int32(Rpc.RPC_VERSION).int32(r.program()).int32(r.version())
                 .int32(r.procedure());
@@ -93,11 +101,21 @@ public final class RpcClient {
      */
     public Result await(Pending p, Duration timeout) {
         RpcRdmaReply reply = requester.await(p.transport(), timeout);
+        return new Result(p.xid(), results(p.xid(), reply), reply, p.transport());
+    }
+
+    /**
+     * The results of a reply to call {@code xid} (a forward reply, or a backchannel reply at a responder,
+     * RPCRDMA-32): the decoder stands at the procedure's results.
+     *
+     * @throws RpcException for a reply other than SUCCESS, or one that is not a REPLY to {@code xid}
+     */
+    public static XdrDecoder results(int expectedXid, RpcRdmaReply reply) {
         XdrDecoder d = reply.decoder();
         try {
             int xid = d.int32();
             int type = d.int32();
-            if (xid != p.xid() || type != Rpc.REPLY) {
+            if (xid != expectedXid || type != Rpc.REPLY) {
                 throw new RpcException(RpcException.Kind.BAD_REPLY, 0, 0, null, "xid/type " + xid + "/" + type);
             }
             int stat = d.int32();
@@ -120,7 +138,7 @@ public final class RpcClient {
             }
             switch (a) {
                 case SUCCESS -> {
-                    return new Result(xid, d, reply, p.transport());
+                    return d;
                 }
                 case PROG_MISMATCH -> {
                     int lo = d.int32();

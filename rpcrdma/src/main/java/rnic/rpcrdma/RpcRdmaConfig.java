@@ -15,9 +15,13 @@ import java.time.Duration;
  * @param remoteInvalidation  responder: reply with Send with Invalidate naming one of the call's handles (the
  *                            requester binds every chunk region to the connection, which is what allows it, RDMAP-26)
  * @param operationTimeout    how long a responder waits for its own RDMA Reads, Writes and Sends to complete
+ * @param backchannelCredits  the backchannel (RFC 8167, RPCRDMA-32), counted apart from {@code credits}: requester
+ *                            (client): the backchannel calls it grants and the extra receive buffers it posts for
+ *                            them at open; responder (server): the backchannel calls it asks for and the extra
+ *                            receive buffers it posts at open for their replies. 0 (the default): no backchannel
  */
 public record RpcRdmaConfig(int callThreshold, int replyThreshold, int credits, int maxChunk, int segmentSize,
-        boolean remoteInvalidation, Duration operationTimeout) {
+        boolean remoteInvalidation, Duration operationTimeout, int backchannelCredits) {
 
     /** RPCRDMA-07: without a discovery mechanism both ends assume 1024 octets. */
     public static final int DEFAULT_INLINE_THRESHOLD = 1024;
@@ -39,6 +43,15 @@ public record RpcRdmaConfig(int callThreshold, int replyThreshold, int credits, 
         if (operationTimeout == null || operationTimeout.isNegative() || operationTimeout.isZero()) {
             throw new IllegalArgumentException("operation timeout must be positive");
         }
+        if (backchannelCredits < 0 || backchannelCredits > 64) {
+            throw new IllegalArgumentException("backchannel credits are 0 … 64, got " + backchannelCredits);
+        }
+    }
+
+    /** Without a backchannel. */
+    public RpcRdmaConfig(int callThreshold, int replyThreshold, int credits, int maxChunk, int segmentSize,
+            boolean remoteInvalidation, Duration operationTimeout) {
+        this(callThreshold, replyThreshold, credits, maxChunk, segmentSize, remoteInvalidation, operationTimeout, 0);
     }
 
     /** 1024/1024, 8 credits, 64 KiB chunks in one segment, remote invalidation on, 4 ms per operation. */
@@ -48,31 +61,38 @@ public record RpcRdmaConfig(int callThreshold, int replyThreshold, int credits, 
     }
 
     public RpcRdmaConfig withThresholds(int call, int reply) {
-        return new RpcRdmaConfig(call, reply, credits, maxChunk, segmentSize, remoteInvalidation, operationTimeout);
+        return new RpcRdmaConfig(call, reply, credits, maxChunk, segmentSize, remoteInvalidation, operationTimeout,
+                backchannelCredits);
     }
 
     public RpcRdmaConfig withCredits(int n) {
         return new RpcRdmaConfig(callThreshold, replyThreshold, n, maxChunk, segmentSize, remoteInvalidation,
-                operationTimeout);
+                operationTimeout, backchannelCredits);
     }
 
     public RpcRdmaConfig withMaxChunk(int n) {
         return new RpcRdmaConfig(callThreshold, replyThreshold, credits, n, segmentSize, remoteInvalidation,
-                operationTimeout);
+                operationTimeout, backchannelCredits);
     }
 
     public RpcRdmaConfig withSegmentSize(int n) {
         return new RpcRdmaConfig(callThreshold, replyThreshold, credits, maxChunk, n, remoteInvalidation,
-                operationTimeout);
+                operationTimeout, backchannelCredits);
     }
 
     public RpcRdmaConfig withRemoteInvalidation(boolean on) {
         return new RpcRdmaConfig(callThreshold, replyThreshold, credits, maxChunk, segmentSize, on,
-                operationTimeout);
+                operationTimeout, backchannelCredits);
     }
 
     public RpcRdmaConfig withOperationTimeout(Duration d) {
         return new RpcRdmaConfig(callThreshold, replyThreshold, credits, maxChunk, segmentSize, remoteInvalidation,
-                d);
+                d, backchannelCredits);
+    }
+
+    /** The backchannel's credits (RPCRDMA-32): its receive buffers are posted at open, apart from the forward ones. */
+    public RpcRdmaConfig withBackchannelCredits(int n) {
+        return new RpcRdmaConfig(callThreshold, replyThreshold, credits, maxChunk, segmentSize, remoteInvalidation,
+                operationTimeout, n);
     }
 }

@@ -45,6 +45,10 @@ import rnic.xdr.XdrDecoder;
  * with their segment counts and within their lengths (RPCRDMA-16). Before a reply is handed over, every region of
  * the call is fenced: the one the responder's Send with Invalidate named is already invalid, the others get a Local
  * Invalidate (RPCRDMA-31); if that fails the connection is closed (RPCRDMA-29).
+ *
+ * <p>Backchannel (RFC 8167, RPCRDMA-32; see {@link Backchannel}): after {@link #serveBackchannel}, a CALL from the
+ * responder (told by its msg_type, whatever its XID) goes to the registered handler and is answered inline with the
+ * backchannel grant; one with chunks gets ERR_CHUNK; without a backchannel offered it is discarded.
  */
 public final class RpcRdmaRequester extends Endpoint {
     /** A call's state at the requester. */
@@ -121,9 +125,38 @@ public final class RpcRdmaRequester extends Endpoint {
     private int maxInFlight;
     private long localInvalidates;
     private long remoteInvalidates;
+    private RpcRdmaResponder.Handler backchannel;
+    private final List<String> backchannelLog = new ArrayList<>();
 
     private RpcRdmaRequester(QueuePair qp, RpcRdmaConfig config) {
-        super(qp, config, config.replyThreshold(), config.credits(), config.callThreshold(), config.credits() + 1);
+        // the backchannel's receive buffers are posted with the forward ones, before any grant (RPCRDMA-32)
+        super(qp, config, config.replyThreshold(), config.credits() + config.backchannelCredits(),
+                config.callThreshold(), config.credits() + 1);
+    }
+
+    /**
+     * Offers the backchannel (RFC 8167, RPCRDMA-32): from now on backchannel CALLs from the responder are dispatched
+     * to {@code handler} (an {@link rnic.oncrpc.RpcServer}) and answered inline, granting
+     * {@link RpcRdmaConfig#backchannelCredits()}. The receive buffers were posted at open; the upper layer tells the
+     * server afterwards (see {@link Backchannel}).
+     *
+     * @throws IllegalStateException when the configuration has no backchannel credits (no buffers were posted)
+     */
+    public RpcRdmaRequester serveBackchannel(RpcRdmaResponder.Handler handler) {
+        if (handler == null) {
+            throw new IllegalArgumentException("a backchannel needs a handler");
+        }
+        if (config.backchannelCredits() == 0) {
+            throw new IllegalStateException("no receive buffers were posted for backchannel calls: open the requester"
+                    + " with RpcRdmaConfig.withBackchannelCredits(n > 0) (RPCRDMA-32)");
+        }
+        backchannel = handler;
+        return this;
+    }
+
+    /** One line per backchannel call received: its xid and what this side answered. */
+    public List<String> backchannelLog() {
+        return List.copyOf(backchannelLog);
     }
 
     /** Posts the receive buffers on {@code qp} (INIT or later, before connecting) and returns the requester. */
@@ -268,7 +301,9 @@ public final class RpcRdmaRequester extends Endpoint {
     /** Pumps completions, handles replies, sends queued calls; returns whether anything happened. */
     public boolean progress() {
         boolean any = pump();
-        while (!inbox.isEmpty()) {
+        // only what had arrived: fencing a call pumps in more, and a peer that keeps sending (backchannel calls
+        // included) must not keep this loop from returning to the caller's wait
+        for (int n = inbox.size(); n > 0 && !inbox.isEmpty(); n--) {
             any = true;
             onMessage(inbox.poll());
         }
@@ -458,6 +493,18 @@ public final class RpcRdmaRequester extends Endpoint {
 
     private void onMessage(Received m) {
         byte[] b = m.data();
+        RpcRdmaHeader.Decoded decoded = null;
+        HeaderException undecodable = null;
+        try {
+            decoded = RpcRdmaHeader.decode(b, 0, b.length);
+        } catch (HeaderException e) {
+            undecodable = e;
+        }
+        if (decoded != null && Backchannel.direction(decoded.header(), b, decoded.payloadOffset())
+                == Backchannel.Direction.CALL) {
+            backchannelCall(decoded.header(), b, decoded.payloadOffset());
+            return;
+        }
         Call raw = b.length >= 4 ? pending.get(word(b, 0)) : null;
         if (raw != null && raw.raw != null && raw.state == State.SENT) {
             // a raw call takes whatever comes back for its xid, octet for octet, unchecked
@@ -467,13 +514,8 @@ public final class RpcRdmaRequester extends Endpoint {
             complete(raw);
             return;
         }
-        RpcRdmaHeader h;
-        int payloadAt;
-        try {
-            RpcRdmaHeader.Decoded d = RpcRdmaHeader.decode(b, 0, b.length);
-            h = d.header();
-            payloadAt = d.payloadOffset();
-        } catch (HeaderException e) {
+        if (undecodable != null) {
+            HeaderException e = undecodable;
             // ERR_VERS echoes the failing vers (RPCRDMA-24, trap T-47): accept it whatever its rdma_vers
             if (e.kind() == HeaderException.Kind.VERSION && b.length >= 28 && word(b, 12) == 4
                     && word(b, 16) == RpcRdmaHeader.ERR_VERS) {
@@ -488,6 +530,8 @@ public final class RpcRdmaRequester extends Endpoint {
             discard("undecodable: " + e.getMessage());
             return;
         }
+        RpcRdmaHeader h = decoded.header();
+        int payloadAt = decoded.payloadOffset();
         Proc p = h.procedure();
         Call c = pending.get(h.xid());
         if (p == Proc.RDMA_MSGP || p == Proc.RDMA_DONE) {
@@ -542,6 +586,57 @@ public final class RpcRdmaRequester extends Endpoint {
         } catch (RpcRdmaException e) {
             fence(c, m.hasInvalidatedStag() ? m.invalidatedStag() : 0);
             fail(c, e);
+        }
+    }
+
+    /**
+     * A CALL arriving here is a backchannel call (RFC 8167: the direction comes from msg_type; its XID belongs to the
+     * other direction's space and is never looked up among this side's calls).
+     * Its credit value is the responder's request; the forward grant is not touched.
+     */
+    private void backchannelCall(RpcRdmaHeader h, byte[] b, int payloadAt) {
+        if (backchannel == null) {
+            // RPCRDMA-32: no backchannel was offered, so the peer must not call; nothing to answer it with
+            discard(String.format("backchannel call xid 0x%08x while no backchannel was offered (RPCRDMA-32)",
+                    h.xid()));
+            return;
+        }
+        if (h.hasChunks()) {
+            backchannelErrChunk(h.xid(), "chunks in the backchannel (RFC 8167)");
+            return;
+        }
+        if (word(b, payloadAt) != h.xid()) {
+            backchannelErrChunk(h.xid(), "the RPC XID differs (RPCRDMA-03)");
+            return;
+        }
+        byte[] message = java.util.Arrays.copyOfRange(b, payloadAt, b.length);
+        RpcRdmaResponder.Outcome o = backchannel.handle(new RpcRdmaResponder.IncomingCall(h.xid(), message,
+                List.of(), h));
+        byte[] reply = o.reply() == null ? null : o.reply().toByteArray();
+        RpcRdmaHeader out = Backchannel.header(h.xid(), config.backchannelCredits());
+        if (o.errChunk() != null || reply.length + out.encodedLength() > config.callThreshold()) {
+            // an inline-only backchannel has no Reply chunk for a long reply
+            backchannelErrChunk(h.xid(), o.errChunk() != null ? o.errChunk()
+                    : "a reply of " + reply.length + " octets would need a Reply chunk");
+            return;
+        }
+        backchannelSend(out.encode(), reply);
+        backchannelLog.add(String.format("xid 0x%08x replied", h.xid()));
+    }
+
+    /** RDMA_ERROR ERR_CHUNK for backchannel call {@code xid}, granting the backchannel credits. */
+    private void backchannelErrChunk(int xid, String why) {
+        backchannelSend(RpcRdmaHeader.errChunk(xid, RpcRdmaHeader.VERSION, config.backchannelCredits()).encode(),
+                new byte[0]);
+        backchannelLog.add(String.format("xid 0x%08x ERR_CHUNK: %s", xid, why));
+    }
+
+    /** A backchannel reply or error; a Send that cannot be posted breaks the connection instead of the caller. */
+    private void backchannelSend(byte[] header, byte[] payload) {
+        try {
+            send(header, payload, 0, payload.length, 0);
+        } catch (RuntimeException e) {
+            markBroken("a backchannel reply could not be sent: " + e.getMessage());
         }
     }
 

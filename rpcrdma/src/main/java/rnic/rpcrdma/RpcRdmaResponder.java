@@ -41,6 +41,10 @@ import rnic.xdr.XdrEncoder;
  * </ol>
  * An RDMA Read or Write that fails breaks the connection (RPCRDMA-28); the XID is remembered
  * ({@link #failedXids()}).
+ *
+ * <p>Backchannel (RFC 8167, RPCRDMA-32; see {@link Backchannel}): once the upper layer said the requester takes them
+ * ({@link #peerSupportsBackchannel()}), {@link #startBackchannel} sends inline CALLs to the requester under their own
+ * XIDs and credits; a REPLY arriving here (told by its msg_type) is matched among those calls only.
  */
 public final class RpcRdmaResponder extends Endpoint {
     /** A call as the upper layer sees it: the rebuilt (unreduced) RPC message. */
@@ -77,8 +81,51 @@ public final class RpcRdmaResponder extends Endpoint {
     private final List<Served> served = new ArrayList<>();
     private final List<Integer> failedXids = new ArrayList<>();
 
+    /**
+     * A backchannel call this responder made to the requester (RPCRDMA-32). Its XID is of the backchannel's own
+     * space: it may equal the XID of a forward call in flight.
+     */
+    public final class BackchannelCall {
+        private final int xid;
+        private final RpcRdmaCall call;
+        private boolean sent;
+        private boolean cancelled;
+        private RpcRdmaReply reply;
+        private RpcRdmaException error;
+
+        private BackchannelCall(RpcRdmaCall call) {
+            this.xid = call.xid();
+            this.call = call;
+        }
+
+        public int xid() {
+            return xid;
+        }
+
+        /** Whether its reply (or an error) arrived. */
+        public boolean isDone() {
+            return reply != null || error != null;
+        }
+
+        /** Whether it left (false while it waits for a backchannel credit). */
+        public boolean isSent() {
+            return sent;
+        }
+    }
+
+    private boolean peerBackchannel;
+    private final Map<Integer, BackchannelCall> bcPending = new java.util.LinkedHashMap<>();
+    private final java.util.ArrayDeque<BackchannelCall> bcQueue = new java.util.ArrayDeque<>();
+    private int bcGranted = 1;
+    private boolean bcSawReply;
+    private int bcInFlight;
+    private int bcMaxInFlight;
+
     private RpcRdmaResponder(QueuePair qp, RpcRdmaConfig config) {
-        super(qp, config, config.callThreshold(), config.credits(), config.replyThreshold(), config.credits() + 1);
+        // the receive buffers for backchannel replies are posted with the forward ones, before any backchannel
+        // call asks for a grant (RPCRDMA-32)
+        super(qp, config, config.callThreshold(), config.credits() + config.backchannelCredits(),
+                config.replyThreshold(), config.credits() + 1);
         readStage = dev.allocate(config.maxChunk());
         readStageMr = pd.registerMemory(readStage, 0, config.maxChunk(),
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE), qp);
@@ -109,15 +156,194 @@ public final class RpcRdmaResponder extends Endpoint {
         return broken();
     }
 
-    /** Handles every message that has arrived; returns whether there was one. */
+    /** Handles every message that has arrived (forward calls, backchannel replies); returns whether there was one. */
     public boolean serveOnce(Handler handler) {
         pump();
         boolean any = false;
-        while (!inbox.isEmpty() && !broken()) {
+        // only what had arrived: serving a call pumps in more, and a peer that keeps calling must not keep this
+        // loop (and a caller waiting for a backchannel reply) from returning
+        for (int n = inbox.size(); n > 0 && !inbox.isEmpty() && !broken(); n--) {
             any = true;
             onMessage(inbox.poll(), handler);
         }
+        sendBackchannelQueued();
+        if (broken()) {
+            for (BackchannelCall c : List.copyOf(bcPending.values())) {
+                bcFail(c, new RpcRdmaException(RpcRdmaException.Reason.CONNECTION, c.xid, brokenWhy()));
+            }
+        }
         return any;
+    }
+
+    // ---- the backchannel (RFC 8167, RPCRDMA-32) ----------------------------------------------------------------
+
+    /**
+     * The upper layer learned that the requester supports backchannel calls (see {@link Backchannel}): from now on
+     * {@link #startBackchannel} may send them.
+     *
+     * @throws IllegalStateException when this responder posted no receive buffers for backchannel replies
+     */
+    public void peerSupportsBackchannel() {
+        if (config.backchannelCredits() == 0) {
+            throw new IllegalStateException("no receive buffers were posted for backchannel replies: open the"
+                    + " responder with RpcRdmaConfig.withBackchannelCredits(n > 0) (RPCRDMA-32)");
+        }
+        peerBackchannel = true;
+    }
+
+    /** Whether the peer said it takes backchannel calls. */
+    public boolean backchannelSupported() {
+        return peerBackchannel;
+    }
+
+    /**
+     * Starts a backchannel call to the requester: sent inline at once if a backchannel credit is free, else queued
+     * until a backchannel reply frees one. The call's XID is its message's first word (the caller's own XID space).
+     *
+     * @throws IllegalStateException    before the peer said it supports the backchannel (RPCRDMA-32)
+     * @throws IllegalArgumentException for a call that would need a chunk ({@link Backchannel#check}) or an XID
+     *                                  already in flight in the backchannel
+     */
+    public BackchannelCall startBackchannel(RpcRdmaCall call) {
+        if (!peerBackchannel) {
+            throw new IllegalStateException("the requester has not said it supports backchannel calls: no call may"
+                    + " be sent before that (RPCRDMA-32)");
+        }
+        Backchannel.check(call, config);
+        if (broken()) {
+            throw new RpcRdmaException(RpcRdmaException.Reason.CONNECTION, call.xid(), brokenWhy());
+        }
+        if (bcPending.containsKey(call.xid())) {
+            throw new IllegalArgumentException(String.format("backchannel xid 0x%08x is already in flight",
+                    call.xid()));
+        }
+        BackchannelCall c = new BackchannelCall(call);
+        bcPending.put(c.xid, c);
+        bcQueue.add(c);
+        sendBackchannelQueued();
+        return c;
+    }
+
+    /**
+     * Waits for the reply of backchannel call {@code c}, serving forward calls with {@code handler} meanwhile.
+     *
+     * @throws RpcRdmaException RDMA_ERROR from the requester, a reply with chunks (none were offered), a failed
+     *                          connection, or no reply in {@code timeout}
+     */
+    public RpcRdmaReply awaitBackchannel(BackchannelCall c, Handler handler, Duration timeout) {
+        long end = dev.nanoTime() + timeout.toNanos();
+        while (!c.isDone()) {
+            if (dev.nanoTime() > end) {
+                if (c.sent) {
+                    // it keeps its credit until its late reply comes back and is dropped
+                    c.cancelled = true;
+                } else {
+                    bcQueue.remove(c);
+                    bcPending.remove(c.xid);
+                }
+                throw new RpcRdmaException(RpcRdmaException.Reason.TIMEOUT, c.xid, "no backchannel reply in "
+                        + timeout);
+            }
+            if (!serveOnce(handler)) {
+                transport.advance();
+            }
+        }
+        if (c.error != null) {
+            throw c.error;
+        }
+        return c.reply;
+    }
+
+    /** The last backchannel credit value a backchannel reply granted (1 before the first one). */
+    public int backchannelGranted() {
+        return bcGranted;
+    }
+
+    /** Whether a backchannel reply has told the grant yet. */
+    public boolean backchannelSawReply() {
+        return bcSawReply;
+    }
+
+    /** How many backchannel calls may be in flight now: min(asked, granted). */
+    public int backchannelLimit() {
+        return Math.min(config.backchannelCredits(), bcGranted);
+    }
+
+    public int backchannelInFlight() {
+        return bcInFlight;
+    }
+
+    public int backchannelMaxInFlight() {
+        return bcMaxInFlight;
+    }
+
+    public int backchannelQueued() {
+        return bcQueue.size();
+    }
+
+    private void sendBackchannelQueued() {
+        while (!bcQueue.isEmpty() && bcInFlight < backchannelLimit() && !broken()) {
+            BackchannelCall c = bcQueue.poll();
+            byte[] m = c.call.message();
+            // the credit word asks for this side's backchannel buffers, apart from the forward grant (RPCRDMA-32)
+            try {
+                send(Backchannel.header(c.xid, config.backchannelCredits()).encode(), m, 0, m.length, 0);
+            } catch (RuntimeException e) {
+                // no send buffer came back: the call ends here, the forward service goes on as far as it can
+                bcFail(c, new RpcRdmaException(RpcRdmaException.Reason.CONNECTION, c.xid, e.getMessage()));
+                continue;
+            }
+            c.sent = true;
+            bcInFlight++;
+            bcMaxInFlight = Math.max(bcMaxInFlight, bcInFlight);
+        }
+    }
+
+    private void bcFail(BackchannelCall c, RpcRdmaException e) {
+        c.error = e;
+        bcPending.remove(c.xid);
+        bcQueue.remove(c);
+    }
+
+    /** A REPLY arrived: a backchannel reply (RFC 8167); matched among backchannel calls only. */
+    private void backchannelReply(Work w, RpcRdmaHeader h, byte[] b, int payloadAt) {
+        BackchannelCall c = bcPending.get(h.xid());
+        if (c == null || !c.sent) {
+            // a reply's XID is looked up among backchannel calls only: a forward call's XID means nothing here
+            w.record(String.format("discarded: backchannel reply for unknown xid 0x%08x", h.xid()), "");
+            return;
+        }
+        if (word(b, payloadAt) != h.xid()) {
+            w.record("discarded: backchannel reply whose RPC XID differs from rdma_xid (RPCRDMA-32)", "");
+            return;
+        }
+        bcInFlight--;
+        bcSawReply = true;
+        // a grant of 0 is taken as 1, as in the forward direction (RPCRDMA-05)
+        bcGranted = Math.max(1, h.credit());
+        bcPending.remove(c.xid);
+        if (c.cancelled) {
+            w.record(String.format("discarded: late backchannel reply for cancelled xid 0x%08x", c.xid), "");
+            return;
+        }
+        if (h.hasChunks()) {
+            c.error = new RpcRdmaException(RpcRdmaException.Reason.BAD_REPLY, c.xid, "a backchannel reply with chunks,"
+                    + " none were offered (RPCRDMA-32)");
+            w.record("backchannel reply with chunks", "");
+            return;
+        }
+        c.reply = new RpcRdmaReply(h, java.util.Arrays.copyOfRange(b, payloadAt, b.length), List.of(), false, false, 0);
+        w.record("backchannel reply", "RDMA_MSG inline");
+        sendBackchannelQueued();
+    }
+
+    /** An RDMA_ERROR for a backchannel call ends it; its credit is ignored (no msg_type tells its direction). */
+    private void backchannelError(Work w, RpcRdmaHeader h) {
+        BackchannelCall c = bcPending.get(h.xid());
+        bcInFlight--;
+        bcFail(c, new RpcRdmaException(h.err() == RpcRdmaHeader.ERR_VERS ? RpcRdmaException.Reason.ERR_VERS
+                : RpcRdmaException.Reason.ERR_CHUNK, c.xid, "RDMA_ERROR from the requester for a backchannel call"));
+        w.record("backchannel RDMA_ERROR", "");
     }
 
     /** Serves until {@code stop} says so or the connection breaks. */
@@ -193,6 +419,15 @@ public final class RpcRdmaResponder extends Endpoint {
             return;
         }
         w.xid = h.xid();
+        if (Backchannel.direction(h, b, payloadAt) == Backchannel.Direction.REPLY) {
+            backchannelReply(w, h, b, payloadAt);
+            return;
+        }
+        BackchannelCall bc = bcPending.get(h.xid());
+        if (h.procedure() == Proc.RDMA_ERROR && bc != null && bc.sent) {
+            backchannelError(w, h);
+            return;
+        }
         switch (h.procedure()) {
             case RDMA_ERROR -> w.record("discarded: a responder discards RDMA_ERROR (RPCRDMA-24)", "");
             case RDMA_DONE -> w.record("discarded: RDMA_DONE (RPCRDMA-30)", "");
