@@ -118,7 +118,9 @@ public final class BoardSoc extends HwComponent {
         // A 4 KiB instruction cache as in Pinsec: without it every fetch crosses the crossbar (several cycles per
         // instruction), too slow to keep up with a 3 Mbaud host link.
         InstructionCacheConfig iCache = new InstructionCacheConfig(4096, 32, 1, true, 32, 32, 32);
-        cpu = child("cpu", () -> new RiscvAxi4(cpuConfig, iCache, null, false, 0));
+        // Four interrupt lines as in Pinsec (0: the UART, 1: the RNIC core; 2, 3 unused). The firmware polls today;
+        // without the interrupt extension spinal.lib's core leaves a register unassigned, which elaboration refuses.
+        cpu = child("cpu", () -> new RiscvAxi4(cpuConfig, iCache, null, false, 4));
         ram = child("ram", () -> Axi4SharedOnChipRam.apply(32, scala.math.BigInt.apply(c.ramBytes()), 4, false));
         List<scala.math.BigInt> image = new ArrayList<>();
         for (int i = 0; i < c.ramBytes() / 4; i++) {
@@ -162,6 +164,8 @@ public final class BoardSoc extends HwComponent {
                 new Tuple2<>(tcp.io.apb, mapping(TCP_OFFSET, 4096)),
                 new Tuple2<>(rnic.io.apb, mapping(RNIC_OFFSET, 1 << RnicRegisterFile.ADDRESS_WIDTH))));
 
+        Bits irq = (Bits) find(cpu.io(), "interrupt");
+        set(irq, cat(B(0, 2), rnic.io.interrupt.asBits(), ((Bool) find(uart.io(), "interrupt")).asBits()));
         Uart pins = (Uart) find(uart.io(), "uart");
         set(io.uart_txd, pins.txd());
         set(pins.rxd(), io.uart_rxd);

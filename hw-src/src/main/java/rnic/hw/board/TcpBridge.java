@@ -36,7 +36,8 @@ import spinal.lib.bus.regif.SymbolName;
  *   <li>from the core's {@code tcpTx_q}: {@code TX_COUNT} says how many beats wait; {@code TX_META} is the oldest
  *       one's keep (bits 3:0) and last (bit 4); reading {@code TX_DATA} returns its data and removes it.</li>
  * </ul>
- * Both directions have a {@value #FIFO_BEATS}-beat FIFO (block RAM), so the firmware moves data in bursts.
+ * Both directions have a {@value #FIFO_BEATS}-beat FIFO with a synchronous read (block RAM), so the firmware moves
+ * data in bursts.
  */
 public final class TcpBridge extends HwComponent {
     /** Beats per FIFO and direction. */
@@ -87,7 +88,7 @@ public final class TcpBridge extends HwComponent {
         // ---- toward the core
         Stream<TcpRxBeat> push = Streams.stream(() -> new TcpRxBeat(W));
         push.setName("rxPush_" + q);
-        Stream<TcpRxBeat> queued = Streams.fifo(push, FIFO_BEATS, "TcpBridge_StreamFifo_rx");
+        Stream<TcpRxBeat> queued = Streams.fifo(push, FIFO_BEATS, 2, "TcpBridge_StreamFifo_rx");
         Streams.connect(queued, io.toCore.get(q));
         UInt seq = regInit("rxSeq_" + q, uint(32), U(0, 32));
         Bits keep = regInit("rxKeep_" + q, bits(4), B(0xF, 4));
@@ -113,7 +114,7 @@ public final class TcpBridge extends HwComponent {
         set(free, sub(U(FIFO_BEATS, 16), occupancy(queued)));
 
         // ---- from the core
-        Stream<AxisBeat> pulled = Streams.fifo(io.fromCore.get(q), FIFO_BEATS, "TcpBridge_StreamFifo_tx");
+        Stream<AxisBeat> pulled = Streams.fifo(io.fromCore.get(q), FIFO_BEATS, 2, "TcpBridge_StreamFifo_tx");
         UInt count = field(reg(p + "TX_COUNT", "Beats from connection " + q + " waiting"), "COUNT",
                 () -> uint(16), AccessType.RO$.MODULE$, "waiting beats", "txCount_" + q);
         set(count, occupancy(pulled));
