@@ -45,16 +45,22 @@ class BoardSocTest {
         return SimModel.of("BoardSoc-" + Integer.toHexString(Arrays.hashCode(words)), () -> new BoardSoc(c));
     }
 
+    /** Brings the simulated board out of reset with its UART's far end attached, buttons released. */
+    static UartAgent boot(Tb<BoardSoc> tb) {
+        BoardSoc.Io io = tb.dut().io;
+        UartAgent uart = tb.add(new UartAgent(tb.signal(io.uart_rxd), tb.signal(io.uart_txd), BIT));
+        tb.signal(io.buttons).set(0);
+        tb.reset(8);
+        return uart;
+    }
+
     interface LinkBody {
         void run(Tb<BoardSoc> tb, BoardLink board, HostLink link) throws Exception;
     }
 
     static void withBoard(long seed, boolean noisy, LinkBody body) throws Exception {
         model().run(noisy ? "noisy" : "clean", seed, tb -> {
-            BoardSoc.Io io = tb.dut().io;
-            UartAgent uart = tb.add(new UartAgent(tb.signal(io.uart_rxd), tb.signal(io.uart_txd), BIT));
-            tb.signal(io.buttons).set(0);
-            tb.reset(8);
+            UartAgent uart = boot(tb);
             SerialLine line = new SimSerialLine(tb, uart, CLOCK, BIT);
             NoisyLine noise = noisy ? new NoisyLine(line, 300, 300, 300, seed) : null;
             try (HostLink link = new HostLink(noisy ? noise : line, Duration.ofMillis(5))) {

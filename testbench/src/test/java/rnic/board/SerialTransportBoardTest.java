@@ -16,7 +16,6 @@ import rnic.cm.ConnectParams;
 import rnic.cm.Connection;
 import rnic.cm.ConnectionManager;
 import rnic.cm.Listener;
-import rnic.hw.board.BoardSoc;
 import java.util.concurrent.atomic.AtomicReference;
 import rnic.sim.serial.PtyUart;
 import rnic.sim.serial.SimSerialLine;
@@ -50,11 +49,7 @@ class SerialTransportBoardTest {
     @Test
     void verbsOnTheBoardOverTheSerialLine() throws Exception {
         BoardSocTest.model().run("serialTransport", 7, tb -> {
-            BoardSoc.Io io = tb.dut().io;
-            UartAgent uart = tb.add(new UartAgent(tb.signal(io.uart_rxd), tb.signal(io.uart_txd),
-                    BoardSocTest.BIT));
-            tb.signal(io.buttons).set(0);
-            tb.reset(8);
+            UartAgent uart = BoardSocTest.boot(tb);
             SimSerialLine line = new SimSerialLine(tb, uart, BoardSocTest.CLOCK, BoardSocTest.BIT);
             try (SerialTransport t = new SerialTransport(line, InetAddress.getLoopbackAddress(),
                     Duration.ofMillis(5), CALL)) {
@@ -77,11 +72,7 @@ class SerialTransportBoardTest {
     @Test
     void verbsOnTheBoardThroughAPseudoTerminalOpenedWithJssc() throws Exception {
         BoardSocTest.model().run("pty", 9, tb -> {
-            BoardSoc.Io io = tb.dut().io;
-            UartAgent uart = tb.add(new UartAgent(tb.signal(io.uart_rxd), tb.signal(io.uart_txd),
-                    BoardSocTest.BIT));
-            tb.signal(io.buttons).set(0);
-            tb.reset(8);
+            UartAgent uart = BoardSocTest.boot(tb);
             try (PtyUart pty = tb.add(new PtyUart(tb, uart, BoardSocTest.CLOCK, BoardSocTest.BIT))) {
                 AtomicReference<Throwable> failure = new AtomicReference<>();
                 AtomicReference<long[]> result = new AtomicReference<>();

@@ -57,7 +57,7 @@ final class SocketTcp implements AutoCloseable {
         try {
             SocketChannel ch = SocketChannel.open();
             ch.configureBlocking(false);
-            Connection c = new Connection(ch, false);
+            Connection c = new Connection(ch);
             c.connecting = !ch.connect(remote);
             c.established = !c.connecting;
             c.remote = remote;
@@ -99,6 +99,14 @@ final class SocketTcp implements AutoCloseable {
         }
     }
 
+    private static InetSocketAddress localAddress(java.nio.channels.NetworkChannel channel) {
+        try {
+            return (InetSocketAddress) channel.getLocalAddress();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** A listening socket; {@link #accept()} returns what came, or null. */
     final class Listener implements TcpListener {
         private final ServerSocketChannel channel;
@@ -115,7 +123,7 @@ final class SocketTcp implements AutoCloseable {
             boolean any = false;
             for (SocketChannel s; (s = channel.accept()) != null; ) {
                 s.configureBlocking(false);
-                Connection c = new Connection(s, true);
+                Connection c = new Connection(s);
                 c.established = true;
                 c.remote = (InetSocketAddress) s.getRemoteAddress();
                 connections.add(c);
@@ -127,11 +135,7 @@ final class SocketTcp implements AutoCloseable {
 
         @Override
         public InetSocketAddress localAddress() {
-            try {
-                return (InetSocketAddress) channel.getLocalAddress();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            return SocketTcp.localAddress(channel);
         }
 
         @Override
@@ -166,7 +170,7 @@ final class SocketTcp implements AutoCloseable {
         private long recvSeq = random.nextInt() & 0xFFFF_FFFFL;
         private InetSocketAddress remote;
 
-        Connection(SocketChannel channel, boolean accepted) {
+        Connection(SocketChannel channel) {
             this.channel = channel;
         }
 
@@ -318,11 +322,6 @@ final class SocketTcp implements AutoCloseable {
             return closed || (finished && in.isEmpty());
         }
 
-        /** The core's slot, or -1 before the hand-over. */
-        int slot() {
-            return slot;
-        }
-
         @Override
         public boolean peerFinished() {
             return finished;
@@ -330,11 +329,7 @@ final class SocketTcp implements AutoCloseable {
 
         @Override
         public InetSocketAddress localAddress() {
-            try {
-                return (InetSocketAddress) channel.getLocalAddress();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            return SocketTcp.localAddress(channel);
         }
 
         @Override
