@@ -254,8 +254,11 @@ public final class SiwVm implements AutoCloseable {
     public Pending rpingServer(int size, int count, boolean validate) {
         String rping = "timeout " + RPING_TIMEOUT + " rping -s -a " + GUEST_ADDRESS + " -p " + GUEST_PORT + " -S " + size + " -C " + count + " -v"
                 + (validate ? " -V" : "") + " >/tmp/rping.out";
-        Pending p = start(rping + " & pid=$!; listening " + GUEST_PORT + " && echo RNIC-LISTENING; wait $pid; "
-                + COUNT_PINGS);
+        // The previous server's listening socket can outlive its rping for a moment: wait until it is gone, or
+        // `listening` would see the old socket and the client would meet a server that is going away.
+        Pending p = start("released " + GUEST_PORT + " || echo 'an earlier listener on " + GUEST_PORT
+                + " never went away'; " + rping + " & pid=$!; listening " + GUEST_PORT
+                + " && echo RNIC-LISTENING; wait $pid; " + COUNT_PINGS);
         if (!p.awaitLine("RNIC-LISTENING", 60)) {
             throw new IllegalStateException("rping -s ended before listening: " + p.await(5).text());
         }
