@@ -75,7 +75,7 @@ public final class SiwInterop {
         /** Both sides completed every iteration: the project side without error, rping with exit status 0. */
         public boolean passed(int count) {
             boolean project = golden != null ? golden.ok(count) : rtl.error() == null && rtl.iterations() == count;
-            return project && siw.status() == 0 && siw.pings() == count && crcInUse() == crc;
+            return project && siw.cleanExit() && siw.pings() == count && crcInUse() == crc;
         }
 
         /** Whether the project side saw CRC in use. */
@@ -97,7 +97,7 @@ public final class SiwInterop {
             if (projectError() != null) {
                 b.append(role.rtl() ? " rtl: " : " golden: ").append(projectError());
             }
-            if (siw.status() != 0 || siw.pings() != count) {
+            if (!siw.cleanExit() || siw.pings() != count) {
                 b.append(" rping exit ").append(siw.status()).append(", ").append(siw.pings()).append(" pings: ")
                         .append(String.join(" | ", siw.output()));
             }
@@ -178,6 +178,8 @@ public final class SiwInterop {
      * The capture goes to {@code pcap} if given, else to build/interop/failed/ when the run fails.
      */
     public static Run runRtl(SiwVm vm, Role role, int size, int count, Path pcap) throws IOException {
+        // The model compiles on first use (minutes on a loaded machine): before any rping in the VM starts its timeout.
+        Rping.model();
         warmUp(vm);
         boolean crc = vm.crcRequired();
         Path capture = pcap != null ? pcap : SiwVm.repoRoot().resolve(String.format(

@@ -77,6 +77,22 @@ public final class SiwVm implements AutoCloseable {
             }
             return -1;
         }
+
+        /**
+         * Whether rping ended cleanly. Besides status 0 this accepts one teardown race inside rping itself (the
+         * Debian 12 build, after a completed run): its main thread destroys the CM event channel while its CM thread
+         * still reads it, and that thread exits the process with -1 (status 255) after printing
+         * {@code rdma_get_cm_event: Bad file descriptor}. Only after the disconnect event, so a run that failed is
+         * never taken for this; the caller still checks the iteration count.
+         */
+        public boolean cleanExit() {
+            if (status == 0) {
+                return true;
+            }
+            String t = text();
+            return status == 255 && t.contains("DISCONNECT EVENT")
+                    && t.contains("rdma_get_cm_event: Bad file descriptor");
+        }
     }
 
     /** A command started in the VM and not yet awaited. */

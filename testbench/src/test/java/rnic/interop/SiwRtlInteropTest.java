@@ -98,6 +98,9 @@ class SiwRtlInteropTest {
         SiwVm v = vm(false);
         // The first connection to a fresh VM can lose siw's MPA Reply (siw README item 10): open the path first.
         SiwInterop.warmUp(v);
+        // Compile the model before rping -s starts its timeout in the VM (a compile on a loaded machine outlasted it:
+        // siw's listener was gone and the connection closed before the MPA Reply).
+        Rping.model();
         SiwVm.Pending server = v.rpingServer(64, 1, true);
         List<Completion> seen = new ArrayList<>();
         QpState[] qpState = new QpState[1];
