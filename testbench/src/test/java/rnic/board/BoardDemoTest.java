@@ -61,8 +61,8 @@ class BoardDemoTest {
         assertEquals(t.fpdus(), t.goodCrcs(), t::toString);
         assertEquals(0, t.badCrcs(), t::toString);
         assertEquals(0, t.malformed(), t::toString);
-        // b's direction: Read Responses (0x01), the Terminate (0x07); the atomic responses (RFC 7306) decode too
-        for (String op : List.of("0x01", "0x07")) {
+        // b's direction: Read Responses (0x02), Atomic Responses (RFC 7306, 0x0b), the Terminate (0x07)
+        for (String op : List.of("0x02", "0x0b", "0x07")) {
             assertTrue(t.rdmapOpcodes().contains(op), "no RDMAP opcode " + op + " decoded: " + t.rdmapOpcodes());
         }
 
