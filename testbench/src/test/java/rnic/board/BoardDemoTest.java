@@ -28,9 +28,10 @@ import rnic.sim.pcap.Tshark;
  * QPs in ERR (RDMAP-18). The peer's socket capture must decode in Wireshark: one MPA Request and Reply, every FPDU it
  * decodes with a good CRC32c, no malformed frame (DDP-04, MPA-17). Wireshark's MPA dissector decodes only FPDUs that
  * start a TCP segment, and the capture's a → b segments are the peer socket's reads, which cut FPDUs anywhere; so the
- * board's direction is also walked here, independently of the RTL: a marker every 512 octets of the FPDU stream whose
- * FPDUPTR points back to its FPDU's header (MPA-09…MPA-11), every FPDU padded to 4 octets with a CRC32C (the JDK's)
- * over the FPDU and the markers in it (MPA-13, MPA-17).
+ * board's direction is also walked here, independently of the RTL: FPDU layout and pad (MPA-07, MPA-08), a marker
+ * every 512 octets of the FPDU stream with zero reserved bits whose FPDUPTR points back to its FPDU's header (MPA-10,
+ * MPA-12, MPA-13), and a CRC32C (the JDK's) over the FPDU and the markers in it (MPA-15, MPA-19); the peer's receive
+ * of segments cut anywhere (MPA-23).
  */
 class BoardDemoTest {
     @Test
