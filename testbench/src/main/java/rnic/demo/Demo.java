@@ -173,7 +173,7 @@ public final class Demo {
         }
     }
 
-    private static void table(PrintStream out, List<DemoScenario.Row> rows) {
+    static void table(PrintStream out, List<DemoScenario.Row> rows) {
         out.printf(Locale.ROOT, "  %-40s %7s  %-22s %8s  %7s  %s%n", "operation", "bytes", "status", "cycles",
                 "B/cycle", "check");
         for (DemoScenario.Row r : rows) {

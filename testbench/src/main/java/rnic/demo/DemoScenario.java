@@ -62,25 +62,47 @@ public final class DemoScenario {
     static final java.net.InetSocketAddress B_LISTENS = new java.net.InetSocketAddress("10.0.0.2", 4791);
     static final long ATOMIC_INITIAL = 0x0123_4567_89AB_CDEFL;
 
+    /**
+     * Where b listens and how long each host waits, as multiples of the limits of two simulated RNICs (1: those
+     * limits). A board over its serial line needs far more device time per operation (a 4 KB Write crosses a 3 Mbaud
+     * line), and a peer in its own simulation runs at its own pace.
+     *
+     * @param listenAt       b's listening address; port 0: the kernel picks one, which a learns from b
+     * @param initiatorWaits multiple of a's waits (completion, connect, MPA)
+     * @param responderWaits multiple of b's waits (accept, a's whole run)
+     */
+    public record Setup(java.net.InetSocketAddress listenAt, int initiatorWaits, int responderWaits) {
+        /** Two RNICs of one simulation on its TCP model: b on 10.0.0.2:4791, the limits as they are. */
+        public static final Setup SIMULATED = new Setup(B_LISTENS, 1, 1);
+    }
+
     private final List<Row> rows = new ArrayList<>();
     private final List<Row> peerRows = new ArrayList<>();
-    private final List<String> failures = new ArrayList<>();
+    private final List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
     private final Consumer<String> progress;
+    private final Setup setup;
     private final int totalSteps = 18;
     private int step;
 
-    // What a did, for b's final checks (the hosts alternate strictly, so plain fields are safe).
+    // What a did, for b's final checks. Under HostThreads the hosts alternate strictly; a board's host and a peer in
+    // its own simulation run truly side by side, so these are shared safely: a publishes each expectation before it
+    // posts the request, and the volatile aDone orders everything a wrote before b's final checks.
     private final byte[] expectedWriteTarget = new byte[8192];
-    private final List<byte[]> expectedReceives = new ArrayList<>();
-    private final List<Long> expectedImmediates = new ArrayList<>();
-    private long expectedAtomic = ATOMIC_INITIAL;
-    private int invalidatedStag;
-    private boolean aDone;
-    private boolean aAborted;
-    private boolean bListening;
+    private final List<byte[]> expectedReceives = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<Long> expectedImmediates = java.util.Collections.synchronizedList(new ArrayList<>());
+    private volatile long expectedAtomic = ATOMIC_INITIAL;
+    private volatile int invalidatedStag;
+    private volatile boolean aDone;
+    private volatile boolean aAborted;
+    private volatile java.net.InetSocketAddress bListening;
 
     public DemoScenario(Consumer<String> progress) {
+        this(progress, Setup.SIMULATED);
+    }
+
+    public DemoScenario(Consumer<String> progress, Setup setup) {
         this.progress = progress;
+        this.setup = setup;
     }
 
     public List<Row> rows() {
@@ -96,7 +118,7 @@ public final class DemoScenario {
         return List.copyOf(failures);
     }
 
-    private void progress(String what) {
+    private synchronized void progress(String what) {
         step++;
         progress.accept(String.format("[%2d/%d] %s", Math.min(step, totalSteps), totalSteps, what));
     }
@@ -113,9 +135,9 @@ public final class DemoScenario {
         return b;
     }
 
-    private static ConnectParams params() {
+    private static ConnectParams params(int waits) {
         return ConnectParams.defaults().withReceiveMarkers(true).withCrc(true)
-                .withTimeout(java.time.Duration.ofNanos(TIMEOUT * 4)); // TIMEOUT cycles at 250 MHz
+                .withTimeout(java.time.Duration.ofNanos(TIMEOUT * 4 * waits)); // TIMEOUT cycles at 250 MHz
     }
 
     // ------------------------------------------------------------------------------------------------ host b
@@ -151,10 +173,11 @@ public final class DemoScenario {
                 pdata.putInt(mr.rkey()).putLong(mr.address());
             }
             // b listens on its address and port; a connects there (rnic.cm, like rdma_listen / rdma_connect)
-            Listener listener = new ConnectionManager(dev).listen(B_LISTENS);
-            bListening = true;
-            Connection c = listener.accept(qp, params().withPrivateData(pdata.array()),
-                    java.time.Duration.ofNanos(TIMEOUT * 40));
+            int waits = setup.responderWaits();
+            Listener listener = new ConnectionManager(dev).listen(setup.listenAt());
+            bListening = listener.localAddress();
+            Connection c = listener.accept(qp, params(waits).withPrivateData(pdata.array()),
+                    java.time.Duration.ofNanos(TIMEOUT * 40 * waits));
             peerRows.add(new Row("MPA accept: " + describe(c), 0, "RTS", 0,
                     "peer said \"" + new String(c.peerPrivateData(), java.nio.charset.StandardCharsets.US_ASCII)
                             + "\""));
@@ -166,7 +189,7 @@ public final class DemoScenario {
             long start = dev.cycles();
             boolean terminated = false;
             while (!(aDone && (terminated || aAborted))) {
-                if (dev.cycles() - start > 50 * TIMEOUT) {
+                if (dev.cycles() - start > 50 * TIMEOUT * waits) {
                     fail("b: timed out waiting for a's run to end");
                     break;
                 }
@@ -283,18 +306,20 @@ public final class DemoScenario {
                 qp.postRecv(RecvRequest.of(mrRecv.sge((long) i * RECV_SIZE, RECV_SIZE)));
             }
 
-            progress("connect to " + B_LISTENS.getAddress().getHostAddress() + ":" + B_LISTENS.getPort()
-                    + ": MPA Request/Reply (markers, CRC, RFC 6581)");
+            int waits = setup.initiatorWaits();
             // a connects once b listens: a refused attempt would put a SYN/RST pair into the capture
-            for (long w = dev.cycles(); !bListening && dev.cycles() - w < 40 * TIMEOUT;) {
+            for (long w = dev.cycles(); bListening == null && dev.cycles() - w < 40 * TIMEOUT * waits;) {
                 t.advance();
             }
+            java.net.InetSocketAddress to = bListening != null ? bListening : setup.listenAt();
+            progress("connect to " + to.getAddress().getHostAddress() + ":" + to.getPort()
+                    + ": MPA Request/Reply (markers, CRC, RFC 6581)");
             long c0 = dev.cycles();
-            Connection c = new ConnectionManager(dev).connectWhenListening(B_LISTENS, qp, params().withPrivateData(
+            Connection c = new ConnectionManager(dev).connectWhenListening(to, qp, params(waits).withPrivateData(
                     "hello from a".getBytes(java.nio.charset.StandardCharsets.US_ASCII)),
-                    java.time.Duration.ofNanos(TIMEOUT * 40));
+                    java.time.Duration.ofNanos(TIMEOUT * 40 * waits));
             rows.add(new Row("MPA connect " + c.localAddress().getAddress().getHostAddress() + " → "
-                    + B_LISTENS.getAddress().getHostAddress() + ":" + B_LISTENS.getPort() + ": " + describe(c), 0,
+                    + to.getAddress().getHostAddress() + ":" + to.getPort() + ": " + describe(c), 0,
                     "RTS", dev.cycles() - c0, "Reply accepted"));
             ByteBuffer pdata = ByteBuffer.wrap(c.peerPrivateData()).order(ByteOrder.BIG_ENDIAN);
             RemoteBuffer writeTarget = new RemoteBuffer(pdata.getInt(), pdata.getLong());
@@ -392,7 +417,7 @@ public final class DemoScenario {
             qp.postSend(WorkRequest.rdmaRead(mrSink.sge(0, 64), readSource).withFence());
             List<Completion> seen = new ArrayList<>(); // copies: the polling array is reused
             long w0 = dev.cycles();
-            while (seen.size() < 3 && dev.cycles() - w0 < TIMEOUT) {
+            while (seen.size() < 3 && dev.cycles() - w0 < TIMEOUT * waits) {
                 int n = scq.poll(out);
                 for (int i = 0; i < n; i++) {
                     seen.add(out[i].copy());
@@ -442,7 +467,8 @@ public final class DemoScenario {
     }
 
     private Completion awaitOne(CompletionQueue cq, Completion[] out) {
-        int n = cq.awaitCount(out, 1, java.time.Duration.ofNanos(TIMEOUT * 4)); // TIMEOUT cycles at 250 MHz
+        // TIMEOUT cycles at 250 MHz, times a's multiple
+        int n = cq.awaitCount(out, 1, java.time.Duration.ofNanos(TIMEOUT * 4 * setup.initiatorWaits()));
         return n == 0 ? null : out[0];
     }
 

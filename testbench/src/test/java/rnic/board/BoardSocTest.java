@@ -4,15 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import rnic.hw.board.BoardSoc;
-import rnic.hw.board.BoardSocConfig;
 import rnic.hw.board.TcpBridge;
-import rnic.hw.top.RnicConfig;
 import rnic.sim.SimModel;
 import rnic.sim.Tb;
 import rnic.sim.serial.SimSerialLine;
@@ -30,28 +26,19 @@ import rnic.transport.serial.SerialLine;
  * bridge toward the core, an unknown message, and the same traffic over a noisy line.
  */
 class BoardSocTest {
-    static final long CLOCK = 48_000_000L;
-    static final long BAUD = 3_000_000L;
-    static final int BIT = (int) (CLOCK / BAUD);
-    /** The RNIC core on the board: W = 32, two QPs. */
-    static final RnicConfig RNIC = RnicConfig.defaults().withDataWidth(32).withQpCount(2);
-    static final int MEMORY = 64 * 1024;
+    static final long CLOCK = BoardSim.CLOCK;
+    static final long BAUD = BoardSim.BAUD;
+    static final int BIT = BoardSim.BIT;
+    static final int MEMORY = BoardSim.MEMORY;
     static final Duration CALL = Duration.ofMillis(200);
 
     static SimModel<BoardSoc> model() throws Exception {
-        byte[] bin = Files.readAllBytes(Firmware.build("board.bin"));
-        int[] words = BoardSocConfig.words(bin);
-        BoardSocConfig c = new BoardSocConfig(CLOCK, BAUD, 32 * 1024, words, 8, 4, 0x0B0A_0001, RNIC, MEMORY);
-        return SimModel.of("BoardSoc-" + Integer.toHexString(Arrays.hashCode(words)), () -> new BoardSoc(c));
+        return BoardSim.model();
     }
 
     /** Brings the simulated board out of reset with its UART's far end attached, buttons released. */
     static UartAgent boot(Tb<BoardSoc> tb) {
-        BoardSoc.Io io = tb.dut().io;
-        UartAgent uart = tb.add(new UartAgent(tb.signal(io.uart_rxd), tb.signal(io.uart_txd), BIT));
-        tb.signal(io.buttons).set(0);
-        tb.reset(8);
-        return uart;
+        return BoardSim.boot(tb);
     }
 
     interface LinkBody {

@@ -25,6 +25,7 @@ public final class SerialTransport implements Transport {
     public static final int GRANULE = 256;
 
     private final BoardLink board;
+    private final HostLink link;
     private final SerialLine line;
     private final BoardLink.Info info;
     private final InetAddress localAddress;
@@ -44,7 +45,7 @@ public final class SerialTransport implements Transport {
     public SerialTransport(SerialLine line, InetAddress localAddress, Duration rto, Duration timeout)
             throws IOException {
         this.line = line;
-        HostLink link = new HostLink(line, rto);
+        this.link = new HostLink(line, rto);
         link.connect(timeout);
         this.board = new BoardLink(link, timeout);
         this.info = board.info();
@@ -59,6 +60,11 @@ public final class SerialTransport implements Transport {
     /** What the board said about itself when the transport opened. */
     public BoardLink.Info info() {
         return info;
+    }
+
+    /** The host link's counters: frames, retransmissions, drops, octets on the line both ways. */
+    public HostLink.Stats linkStats() {
+        return link.stats();
     }
 
     @Override
