@@ -53,7 +53,10 @@ class BoardResetTest {
 
         ResetPin(Tb<BoardSoc> tb) {
             this.tb = tb;
-            this.pin = tb.signal((BaseType) tb.dut().clockDomain().get().reset());
+            // The clock domain's reset as the top level's port (the design pulls it up to the top).
+            spinal.core.Bool reset = tb.dut().clockDomain().get().reset();
+            var port = tb.dut().pulledDataCache().get(reset);
+            this.pin = tb.signal(port.isEmpty() ? reset : (BaseType) port.get());
             this.idle = pin.get();
         }
 
