@@ -6,9 +6,10 @@
  * board memory, both enter Full Operation with Markers and CRC on in both directions, and the firmware joins them
  * into a loopback pair by moving every octet QP 0 sends into QP 1's receive stream and back (the "wire"). It sees each
  * stream's first octets as they leave the framer, so the CRC32c the hardware computed is compared with the RFC's
- * figures octet for octet; the receiving deframer checks the same CRC again; the atomics run in the responder's
- * RFC 7306 unit against board memory; the STag validator accepts a Write with the registered STag and refuses one
- * with a wrong key. No block is reached any other way, so no hardware hook was needed.
+ * figures octet for octet; the receiving deframer checks the same CRC again (and, on fresh streams, must refuse the
+ * FPDU when the wire flips one bit of its CRC); the atomics run in the responder's RFC 7306 unit against board
+ * memory; the STag validator accepts a Write with the registered STag and refuses one with a wrong key. No block is
+ * reached any other way, so no hardware hook was needed.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +31,8 @@
 #define KIND_TERMINATE_RECEIVED 4u
 #define KIND_TERMINATE_SENT 5u
 #define KIND_SEND_DONE 6u
+#define KIND_MPA_ERROR 8u
+#define MPA_CRC_ERROR 0x02u /* RFC 5044 §8 code 2, row E-M2 */
 #define OP_WRITE 0x0u
 #define OP_SEND 0x3u
 #define OP_ATOMIC 0xAu
@@ -104,6 +107,7 @@ static const uint8_t FIG6[52] = {
 #define CAPTURE 0x240u
 static uint8_t captured[2][CAPTURE]; /* each direction's first octets as the framer sent them */
 static uint32_t seen[2];
+static uint32_t corrupt_at[2]; /* stream offset of an octet the wire damages (one bit), or ~0 */
 static uint16_t sq_prod[2], rq_prod[2], cq_next[2];
 
 static void put32(uint32_t a, uint32_t v) {
@@ -147,10 +151,13 @@ static void pump(void) {
             for (unsigned i = 0; i < 4; i++) {
                 if (keep & (1u << i)) {
                     uint8_t o = (uint8_t) (w >> (8 * i));
-                    packed |= (uint32_t) o << (8 * k++);
                     if (seen[q] < CAPTURE) {
                         captured[q][seen[q]] = o;
                     }
+                    if (seen[q] == corrupt_at[q]) {
+                        o ^= 0x10u;
+                    }
+                    packed |= (uint32_t) o << (8 * k++);
                     seen[q]++;
                 }
             }
@@ -275,6 +282,7 @@ static int bring_up(void) {
     for (unsigned q = 0; q < 2; q++) {
         sq_prod[q] = rq_prod[q] = 0;
         seen[q] = 0;
+        corrupt_at[q] = ~0u;
         if (!move_to(q, QP_RESET)) {
             return 0;
         }
@@ -347,6 +355,21 @@ static int placed(uint32_t a, uint32_t b, uint32_t n) {
         }
         pump();
     }
+}
+
+/* Moves the wire until nothing waits in either direction (a QP in RESET holds its receive stream, so nothing may be
+ * left there for a later connection), then puts both QPs in RESET; returns whether all of that happened. */
+static int settle(void) {
+    uint32_t t = BOARD_CYCLE_LO;
+    while ((TCP_TX_COUNT(0) | TCP_TX_COUNT(1)) != 0 && BOARD_CYCLE_LO - t < WAIT_CYCLES) {
+        pump();
+    }
+    t = BOARD_CYCLE_LO;
+    while ((TCP_RX_FREE(0) != TCP_FIFO_BEATS || TCP_RX_FREE(1) != TCP_FIFO_BEATS) && BOARD_CYCLE_LO - t < WAIT_CYCLES) {
+    }
+    int clean = TCP_TX_COUNT(0) == 0 && TCP_TX_COUNT(1) == 0 && TCP_RX_FREE(0) == TCP_FIFO_BEATS
+            && TCP_RX_FREE(1) == TCP_FIFO_BEATS;
+    return clean & move_to(0, QP_RESET) & move_to(1, QP_RESET);
 }
 
 void selftest_run(selftest_result *r) {
@@ -440,17 +463,23 @@ void selftest_run(selftest_result *r) {
         }
     }
 
-    /* Leave the core as the host expects it: every octet moved (a QP in RESET holds its receive stream, so nothing
-     * may wait there for the host's next connection), QPs in RESET, the STag invalid, events cleared, memory zero. */
-    uint32_t t = BOARD_CYCLE_LO;
-    while ((TCP_TX_COUNT(0) | TCP_TX_COUNT(1)) != 0 && BOARD_CYCLE_LO - t < WAIT_CYCLES) {
-        pump();
+    /* The receiver's CRC check, negative: both QPs back to RESET and up again on fresh streams; the wire flips one bit
+     * of the CRC field of QP 0's first FPDU (Fig. 5 again), so QP 1 must place nothing and fail with E-M2. */
+    fill(RECV1, 64, 0xEE);
+    if (settle() && bring_up()) {
+        corrupt_at[0] = 48;
+        post_send(0, OP_SEND, 0, 24, SRC, 0, 0, 0, 0, 0, 0);
+        uint32_t error = reaches(1, QP_ERR) ? QP_REG(1, ERROR) : 0;
+        if ((error & RNIC_QP_ERROR_KIND_MASK) >> RNIC_QP_ERROR_KIND_SHIFT == KIND_MPA_ERROR
+                && (error & RNIC_QP_ERROR_STATUS_MASK) >> RNIC_QP_ERROR_STATUS_SHIFT == MPA_CRC_ERROR
+                && all(RECV1, 64, 0xEE) && seen[0] == sizeof FIG5) {
+            pass |= 1u << ST_CRC_REFUSE;
+        }
     }
-    t = BOARD_CYCLE_LO;
-    while ((TCP_RX_FREE(0) != TCP_FIFO_BEATS || TCP_RX_FREE(1) != TCP_FIFO_BEATS) && BOARD_CYCLE_LO - t < WAIT_CYCLES) {
-    }
-    int clean = TCP_TX_COUNT(0) == 0 && TCP_TX_COUNT(1) == 0 && TCP_RX_FREE(0) == TCP_FIFO_BEATS && TCP_RX_FREE(1) == TCP_FIFO_BEATS;
-    clean &= move_to(0, QP_RESET) & move_to(1, QP_RESET);
+
+    /* Leave the core as the host expects it: every octet moved, QPs in RESET, the STag invalid, events cleared,
+     * memory zero. */
+    int clean = settle();
     clean &= stag_program(STAG_INDEX, 0, 0, 0, 0);
     for (unsigned c = 0; c < 2; c++) {
         CQ_REG(c, CONS) = CQ_REG(c, PROD);

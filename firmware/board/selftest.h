@@ -20,6 +20,8 @@ enum {
     ST_CMP_SWAP_C1,  /* masked CmpSwap C1: memory 11223344_CCCCDDDD, original returned */
     ST_STAG_ACCEPT,  /* an RDMA Write inside QP 1's registered region with its STag is placed */
     ST_STAG_REFUSE,  /* the same Write with a wrong STag key is refused: nothing placed, Terminate 1/1/00 (E-D1) */
+    ST_CRC_REFUSE,   /* on fresh streams, Fig. 5's FPDU with one CRC bit flipped on the wire is refused by QP 1's
+                      * deframer: nothing placed, QP 1 in ERR with MPA error code 2 (E-M2) */
     ST_CLEANUP,      /* afterwards every octet moved, both QPs back in RESET, the STag deregistered */
     ST_CHECKS
 };

@@ -7,8 +7,9 @@ import java.util.List;
  * The result of the board firmware's power-on self-test of the offload pipeline ('S', docs/host-link.md "Power-on
  * self-test"), run on the board's own RNIC core before the host link starts: QP 0 and QP 1 joined into a loopback pair
  * through the TCP bridge carry the RFC 5044 Fig. 5 and Fig. 6 FPDUs (CRC32c checked as sent and as received), the RFC
- * 7306 masked FetchAdd F1 and masked CmpSwap C1 worked examples, and an RDMA Write the STag validator accepts and one
- * with a wrong key it refuses.
+ * 7306 masked FetchAdd F1 and masked CmpSwap C1 worked examples, an RDMA Write the STag validator accepts and one
+ * with a wrong key it refuses; then, on fresh streams, the Fig. 5 FPDU with one CRC bit flipped on the way, which the
+ * receiver must refuse.
  *
  * @param checks    how many checks the firmware knows ({@link #CHECKS} names the first ones)
  * @param passed    bit i: check i passed
@@ -31,6 +32,7 @@ public record BoardSelfTest(int checks, int passed, long cycles, int fig5Crc, in
             "RFC 7306 masked CmpSwap C1",
             "STag: Write inside the region accepted",
             "STag: Write with a wrong key refused (Terminate 1/1/00)",
+            "CRC32c: an FPDU with one CRC bit flipped refused by the receiver (E-M2)",
             "core left clean for the host");
 
     /** Whether every check passed (and there were any: a core with fewer than two QPs runs none). */
