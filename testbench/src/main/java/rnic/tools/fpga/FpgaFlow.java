@@ -97,6 +97,11 @@ public final class FpgaFlow {
         };
     }
 
+    /** The clock the design runs at: the SoC's after the board's PLL, else the board's oscillator. */
+    long clockHz() {
+        return config.equals("soc") ? SOC_CLOCK_HZ : board.clockHz;
+    }
+
     /** Whether the design is synthesized with its hierarchy kept, out of context (no board top with pins). */
     boolean ooc() {
         return !config.equals("selftest");
@@ -283,7 +288,7 @@ public final class FpgaFlow {
         String lpf = new File(board.constraints).getAbsolutePath();
         String pnr = ooc()
                 ? "nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json " + json.getAbsolutePath()
-                        + " --out-of-context --freq " + mhz(board.clockHz) + " --report "
+                        + " --out-of-context --freq " + mhz(clockHz()) + " --report "
                         + new File(out, "nextpnr-report.json").getAbsolutePath() + "\n"
                 : "nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json " + json.getAbsolutePath() + " --lpf " + lpf
                         + " --textcfg " + cfg.getAbsolutePath() + " --freq " + mhz(board.clockHz) + " --report "
@@ -314,7 +319,7 @@ public final class FpgaFlow {
             tcl.append("synth_design -top ").append(top()).append(" -part ").append(board.device)
                     .append(" -mode out_of_context\n");
             tcl.append("create_clock -name clk -period ").append(String.format(Locale.ROOT, "%.3f",
-                    1e9 / board.clockHz)).append(" [get_ports clk]\n");
+                    1e9 / clockHz())).append(" [get_ports clk]\n");
             tcl.append("report_utilization -hierarchical -file $out/vivado_utilization.rpt\n");
             tcl.append("opt_design\nplace_design\nroute_design\n");
             tcl.append("report_timing_summary -file $out/vivado_timing.rpt\n");
