@@ -12,9 +12,9 @@
 
 /* One bit per check, in this order (the host driver names them the same way: rnic.transport.serial.BoardSelfTest). */
 enum {
-    ST_CRC_FIG5_TX,  /* QP 0's first FPDU (leading Marker, a 24-octet Send, MSN 1) is RFC 5044 Fig. 5, CRC 52 23 99 83 */
+    ST_CRC_FIG5_TX,  /* QP 0's first FPDU (leading Marker, 24-octet Send, MSN 1) is RFC 5044 Fig. 5, CRC 52 23 99 83 */
     ST_CRC_FIG5_RX,  /* QP 1's deframer accepted that FPDU (Markers, CRC checked): a 24-octet receive completion */
-    ST_CRC_FIG6_TX,  /* QP 1's second FPDU (after a 464-octet Send) is Fig. 6: Marker 00 00 00 14 inside, CRC 84 92 58 98 */
+    ST_CRC_FIG6_TX,  /* QP 1's second FPDU (after a 464-octet Send) is Fig. 6: Marker 00 00 00 14, CRC 84 92 58 98 */
     ST_CRC_FIG6_RX,  /* QP 0 accepted both FPDUs: receive completions of 464 and 24 octets */
     ST_FETCH_ADD_F1, /* masked FetchAdd F1 through QP 1's atomic unit: memory 00000000_FFFF0000, original returned */
     ST_CMP_SWAP_C1,  /* masked CmpSwap C1: memory 11223344_CCCCDDDD, original returned */

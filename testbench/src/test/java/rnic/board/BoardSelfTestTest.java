@@ -25,8 +25,8 @@ import rnic.transport.serial.HostLink;
  *       and {@code 84 92 58 98} (§4.2); MPA-20: the receiving deframer accepted both (MPA-13, MPA-16: Fig. 6's
  *       Marker at 0x200 inside the FPDU, removed on receive);</li>
  *   <li>RDMAP-32, RDMAP-33: the masked FetchAdd F1 and masked CmpSwap C1 worked examples of §2.9;</li>
- *   <li>DDP-34: an RDMA Write with the registered STag placed, the same with a wrong key refused with the Terminate
- *       of row E-D1 (1/1/00, §3.2);</li>
+ *   <li>DDP-30, DDP-32: an RDMA Write with the registered STag placed, the same with a wrong key refused with the
+ *       Terminate of row E-D1 (1/1/00, §3.2);</li>
  *   <li>MPA-20, MPA-44: on fresh streams, the Fig. 5 FPDU with one bit of its CRC field flipped on the wire is refused:
  *       nothing placed, the QP in ERR with MPA error code 2 (row E-M2, §3.1).</li>
  * </ul>
