@@ -42,6 +42,7 @@
 #define RNIC_REG(off) REG32(RNIC_BASE + (off))
 
 /* TcpBridge, per connection q. */
+#define TCP_FIFO_BEATS 512u /* each direction's FIFO (TcpBridge.FIFO_BEATS) */
 #define TCP_REG(q, off) REG32(TCP_BASE + 0x20u * (q) + (off))
 #define TCP_RX_SEQ(q) TCP_REG(q, 0x00)   /* sequence number of the next octet pushed toward the core */
 #define TCP_RX_KEEP(q) TCP_REG(q, 0x04)  /* octets of the next beat pushed (bit i: octet i) */

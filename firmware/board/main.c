@@ -6,11 +6,13 @@
 
 #include "board.h"
 #include "hostlink.h"
+#include "selftest.h"
 
 #define MAX_CONNECTIONS 16
 static unsigned tcp_connections; /* the RNIC core's QP count, from its CORE_CONFIG register */
 
 static hl_link link_;
+static selftest_result selftest; /* the power-on self-test, run before the link starts */
 
 /* The link's ticks are clock cycles (the low word of the cycle counter: the link compares differences, so the wrap
  * every 2^32 cycles is harmless). */
@@ -124,6 +126,21 @@ static void deliver(void *ctx, const uint8_t *m, size_t n) {
         answer(out, 41);
         break;
     }
+    case 'S': { /* the power-on self-test's result (selftest.h) */
+        out[0] = 's';
+        out[1] = ST_CHECKS;
+        put_be32(out + 2, selftest.passed);
+        put_be32(out + 6, selftest.cycles);
+        put_be32(out + 10, selftest.fig5_crc);
+        put_be32(out + 14, selftest.fig6_crc);
+        put_be32(out + 18, (uint32_t) (selftest.fetch_add >> 32));
+        put_be32(out + 22, (uint32_t) selftest.fetch_add);
+        put_be32(out + 26, (uint32_t) (selftest.cmp_swap >> 32));
+        put_be32(out + 30, (uint32_t) selftest.cmp_swap);
+        put_be32(out + 34, selftest.terminate);
+        answer(out, 38);
+        break;
+    }
     case 'M': /* write octets to memory: address, then the octets */
         if (n >= 5) {
             uint8_t *dst = (uint8_t *) get_be32(m + 1);
@@ -183,6 +200,11 @@ int main(void) {
     UART_FRAME = 7u;                                                /* 8 data bits, no parity, 1 stop bit */
     UART_DIVIDER = clock / (BOARD_UART_SAMPLES * BOARD_BAUD) - 1u;
     BOARD_LEDS = 1u;
+    /* The power-on self-test of the offload pipeline on the RNIC core (the UART's receive FIFO keeps what the host
+     * sends meanwhile); LED 2 shows that every check passed. */
+    selftest_run(&selftest);
+    uint32_t selftest_led = selftest.passed == (1u << ST_CHECKS) - 1u ? 4u : 0u;
+    BOARD_LEDS = 1u | selftest_led;
     /* A new session number at every start: the cycle count when the first octet from the host arrives differs
      * from one start to the next on a real board; in simulation the build id and the buttons vary it too. */
     uint32_t s;
@@ -212,7 +234,7 @@ int main(void) {
         }
         if (hl_ready(&link_) != shown) {
             shown = hl_ready(&link_);
-            BOARD_LEDS = 1u | (shown ? 2u : 0u);
+            BOARD_LEDS = 1u | (shown ? 2u : 0u) | selftest_led;
         }
         hl_poll(&link_, now());
     }

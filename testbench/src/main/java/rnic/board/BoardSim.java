@@ -29,7 +29,12 @@ public final class BoardSim {
 
     /** The board's model with the firmware image built now (compiled once per image). */
     public static SimModel<BoardSoc> model() throws IOException {
-        byte[] bin = Files.readAllBytes(Firmware.build("board.bin"));
+        return model(Firmware.build("board.bin"));
+    }
+
+    /** The SoC with the firmware image {@code image} (a raw binary) in its RAM; one compiled model per image. */
+    public static SimModel<BoardSoc> model(java.nio.file.Path image) throws IOException {
+        byte[] bin = Files.readAllBytes(image);
         int[] words = BoardSocConfig.words(bin);
         BoardSocConfig c = new BoardSocConfig(CLOCK, BAUD, 32 * 1024, words, 8, 4, 0x0B0A_0001, RNIC, MEMORY);
         return SimModel.of("BoardSoc-" + Integer.toHexString(Arrays.hashCode(words)), () -> new BoardSoc(c));

@@ -36,6 +36,11 @@ class BoardSocTest {
         return BoardSim.model();
     }
 
+    /** The SoC with the firmware image {@code image} in its RAM (see {@link BoardSim#model(java.nio.file.Path)}). */
+    static SimModel<BoardSoc> model(java.nio.file.Path image) throws Exception {
+        return BoardSim.model(image);
+    }
+
     /** Brings the simulated board out of reset with its UART's far end attached, buttons released. */
     static UartAgent boot(Tb<BoardSoc> tb) {
         return BoardSim.boot(tb);

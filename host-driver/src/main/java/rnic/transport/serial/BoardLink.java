@@ -53,6 +53,14 @@ public final class BoardLink implements AutoCloseable {
                 b.getInt() & 0xFFFF_FFFFL, b.getInt() & 0xFFFF_FFFFL, b.getInt() & 0xFFFF_FFFFL);
     }
 
+    /** The result of the firmware's power-on self-test ('S'). */
+    public BoardSelfTest selfTest() throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(call(new byte[] {'S'}, 's'));
+        b.get();
+        return new BoardSelfTest(b.get() & 0xFF, b.getInt(), b.getInt() & 0xFFFF_FFFFL, b.getInt(), b.getInt(),
+                b.getLong(), b.getLong(), b.getInt());
+    }
+
     /** Reads the 32-bit word at {@code address} of the board's bus. */
     public int read32(long address) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(call(ByteBuffer.allocate(5).put((byte) 'R').putInt((int) address).array(),

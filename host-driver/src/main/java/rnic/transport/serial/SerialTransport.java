@@ -28,6 +28,7 @@ public final class SerialTransport implements Transport {
     private final HostLink link;
     private final SerialLine line;
     private final BoardLink.Info info;
+    private final BoardSelfTest selfTest;
     private final InetAddress localAddress;
     private final DmaAllocator memory;
     private final SocketTcp tcp;
@@ -49,12 +50,24 @@ public final class SerialTransport implements Transport {
         link.connect(timeout);
         this.board = new BoardLink(link, timeout);
         this.info = board.info();
+        this.selfTest = board.selfTest();
+        if (!selfTest.ok()) {
+            System.getLogger(SerialTransport.class.getName()).log(System.Logger.Level.WARNING, selfTest.report());
+        }
         this.localAddress = localAddress;
         this.memory = new DmaAllocator(info.memoryBase(), info.memoryBytes(), GRANULE);
         int qps = board.read32(info.rnicBase() + RnicRegs.CORE_CONFIG) & 0xFF;
         this.slots = qps;
         this.tcp = new SocketTcp(board, qps);
         this.start = line.nanoTime();
+    }
+
+    /**
+     * The board's power-on self-test of its offload pipeline, read when the transport opened (a failure is also
+     * logged as a warning: the board's RNIC may compute wrong results).
+     */
+    public BoardSelfTest selfTest() {
+        return selfTest;
     }
 
     /** What the board said about itself when the transport opened. */

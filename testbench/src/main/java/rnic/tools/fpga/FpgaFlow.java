@@ -10,13 +10,15 @@ import java.util.Map;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import rnic.hdl.Rtl;
+import rnic.hw.board.BoardSoc;
+import rnic.hw.board.BoardSocConfig;
 import rnic.hw.fpga.OffloadSelfTestBoard;
 import rnic.hw.fpga.SelfTestConfig;
 import rnic.hw.top.RnicConfig;
 import spinal.core.Component;
 
 /**
- * {@code ./rnic fpga --board B [--config selftest|core] [--seed N]}: the FPGA flow of one board, output under
+ * {@code ./rnic fpga --board B [--config selftest|core|soc] [--seed N]}: the FPGA flow of one board, output under
  * {@code build/fpga/<board>/<config>/}.
  *
  * <ul>
@@ -30,6 +32,11 @@ import spinal.core.Component;
  *       kept, for its utilisation per block; no pins (it has no board top yet), so a Vivado out-of-context script.
  *       The per-connection MPA receive hold FIFOs (65,536 octets each) are left out as black boxes: no FPGA of these
  *       boards holds four of them, and the bounded receive buffer that replaces them is being built.</li>
+ *   <li>{@code soc}: the whole board SoC, {@link BoardSoc} as {@link #socConfig} configures it for a board — the RV32IM
+ *       core with its firmware image in RAM (built with {@code firmware/}'s Makefile), crossbar, UART, board registers,
+ *       TCP bridge, board memory and {@code RnicCore} at W = 32 with two QPs — synthesized with the hierarchy kept
+ *       for its area per block, out of context (no PLL or pin wrapper yet: the SoC's ports are {@code clk},
+ *       {@code reset}, the UART, LEDs and buttons). ECP5 and Xilinx boards only.</li>
  * </ul>
  * Every run writes {@code utilisation.txt} (LUT, FF, BRAM, DSP, carry as % of the device) and {@code versions.txt}.
  */
@@ -63,14 +70,19 @@ public final class FpgaFlow {
         if (board == null) {
             throw new IllegalArgumentException(usage());
         }
-        if (!config.equals("selftest") && !config.equals("core")) {
+        if (!config.equals("selftest") && !config.equals("core") && !config.equals("soc")) {
             throw new IllegalArgumentException("unknown config '" + config + "'; " + usage());
         }
-        new FpgaFlow(Board.byId(board), config, seed, new File("build/fpga")).run();
+        Board b = Board.byId(board);
+        if (config.equals("soc") && b.family == Family.ICE40) {
+            throw new IllegalArgumentException("the board SoC does not fit an iCE40; --config soc is for "
+                    + "ulx3s and arty-a7-100t");
+        }
+        new FpgaFlow(b, config, seed, new File("build/fpga")).run();
     }
 
     static String usage() {
-        StringBuilder s = new StringBuilder("usage: fpga --board B [--config selftest|core] [--seed N]; boards:");
+        StringBuilder s = new StringBuilder("usage: fpga --board B [--config selftest|core|soc] [--seed N]; boards:");
         for (Board b : Board.values()) {
             s.append(' ').append(b.id);
         }
@@ -78,7 +90,37 @@ public final class FpgaFlow {
     }
 
     String top() {
-        return config.equals("core") ? "RnicCore" : "OffloadSelfTestBoard";
+        return switch (config) {
+            case "core" -> "RnicCore";
+            case "soc" -> "BoardSoc";
+            default -> "OffloadSelfTestBoard";
+        };
+    }
+
+    /** The clock the design runs at: the SoC's after the board's PLL, else the board's oscillator. */
+    long clockHz() {
+        return config.equals("soc") ? SOC_CLOCK_HZ : board.clockHz;
+    }
+
+    /** Whether the design is synthesized with its hierarchy kept, out of context (no board top with pins). */
+    boolean ooc() {
+        return !config.equals("selftest");
+    }
+
+    /** The SoC's clock after the board's PLL: a whole multiple of 3 Mbaud × 8 UART samples. */
+    static final long SOC_CLOCK_HZ = 48_000_000L;
+    /** The host link's baud rate. */
+    static final long SOC_BAUD = 3_000_000L;
+
+    /**
+     * The board SoC as a board runs it: 48 MHz (the ULX3S's 25 MHz through its PLL), 3 Mbaud, 32 KiB firmware RAM
+     * with the image of {@code firmware/}, 8 LEDs, 7 buttons, {@code RnicCore} at W = 32 with two QPs, 64 KiB of
+     * board memory — the configuration the simulated SoC tests run.
+     */
+    static BoardSocConfig socConfig() throws IOException {
+        byte[] bin = Files.readAllBytes(rnic.board.Firmware.build("board.bin"));
+        return new BoardSocConfig(SOC_CLOCK_HZ, SOC_BAUD, 32 * 1024, BoardSocConfig.words(bin), 8, 7, 0x0B0A_0001,
+                RnicConfig.defaults().withDataWidth(32).withQpCount(2), 64 * 1024);
     }
 
     void run() throws IOException {
@@ -92,8 +134,8 @@ public final class FpgaFlow {
         Family.Area area = board.family.area(FpgaTools.statTotals(statText()));
         String util = utilisation(area);
         StringBuilder report = new StringBuilder(util);
-        if (config.equals("core")) {
-            report.append('\n').append(CoreTable.render(board.family, stat, "RnicCore"));
+        if (ooc()) {
+            report.append('\n').append(CoreTable.render(board.family, stat, top()));
         }
         switch (board.family) {
             case ICE40 -> report.append('\n').append(ice40());
@@ -118,6 +160,9 @@ public final class FpgaFlow {
             Supplier<? extends Component> core = () -> new rnic.hw.top.RnicCore(
                     RnicConfig.defaults().withDataWidth(64));
             Rtl.generateBlock(rtl, core);
+        } else if (config.equals("soc")) {
+            BoardSocConfig c = socConfig();
+            Rtl.generate(rtl, () -> new BoardSoc(c));
         } else {
             SelfTestConfig cfg = SelfTestConfig.board(board.clockHz);
             Rtl.generate(rtl, () -> new OffloadSelfTestBoard(cfg, "OffloadSelfTestBoard"));
@@ -141,7 +186,7 @@ public final class FpgaFlow {
                 }
             }
         }
-        String synth = config.equals("core") ? board.family.synthHier : board.family.synthFlat;
+        String synth = ooc() ? board.family.synthHier : board.family.synthFlat;
         ys.append(synth).append(" -top ").append(top()).append('\n');
         // synth_xilinx has no -json; write_json works after every synth_* command.
         ys.append("write_json ").append(new File(out, top() + ".json").getAbsolutePath()).append('\n');
@@ -164,7 +209,9 @@ public final class FpgaFlow {
         };
         StringBuilder s = new StringBuilder();
         s.append(String.format(Locale.ROOT, "%s%s on %s (%s), yosys %s%n", top(),
-                config.equals("core") ? " (W=64, default RnicConfig; MPA receive hold FIFOs left out)" : "",
+                config.equals("core") ? " (W=64, default RnicConfig; MPA receive hold FIFOs left out)"
+                        : config.equals("soc") ? " (RV32IM + firmware, 32 KiB RAM, 64 KiB board memory, RnicCore W=32 "
+                        + "2 QPs; hierarchy kept)" : "",
                 board.id, board.device, board.family.synthFlat.split(" ")[0]));
         s.append(row(lutName, a.lutSites(board.family), c.lut()));
         if (board.family == Family.XILINX && a.lutram() > 0) {
@@ -197,8 +244,8 @@ public final class FpgaFlow {
     }
 
     private String ice40() throws IOException {
-        if (config.equals("core")) {
-            return "(no place and route of the core on an iCE40)\n";
+        if (ooc()) {
+            return "(no place and route of the " + top() + " on an iCE40)\n";
         }
         FpgaTools.require("nextpnr-ice40", "nextpnr-ice40");
         FpgaTools.require("icepack", "fpga-icestorm");
@@ -239,9 +286,9 @@ public final class FpgaFlow {
         File cfg = new File(out, top() + ".config");
         File bit = new File(out, top() + ".bit");
         String lpf = new File(board.constraints).getAbsolutePath();
-        String pnr = config.equals("core")
+        String pnr = ooc()
                 ? "nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json " + json.getAbsolutePath()
-                        + " --out-of-context --freq " + mhz(board.clockHz) + " --report "
+                        + " --out-of-context --freq " + mhz(clockHz()) + " --report "
                         + new File(out, "nextpnr-report.json").getAbsolutePath() + "\n"
                 : "nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json " + json.getAbsolutePath() + " --lpf " + lpf
                         + " --textcfg " + cfg.getAbsolutePath() + " --freq " + mhz(board.clockHz) + " --report "
@@ -268,11 +315,11 @@ public final class FpgaFlow {
             tcl.append(" \\\n  ").append(f);
         }
         tcl.append("]\n");
-        if (config.equals("core")) {
+        if (ooc()) {
             tcl.append("synth_design -top ").append(top()).append(" -part ").append(board.device)
                     .append(" -mode out_of_context\n");
             tcl.append("create_clock -name clk -period ").append(String.format(Locale.ROOT, "%.3f",
-                    1e9 / board.clockHz)).append(" [get_ports clk]\n");
+                    1e9 / clockHz())).append(" [get_ports clk]\n");
             tcl.append("report_utilization -hierarchical -file $out/vivado_utilization.rpt\n");
             tcl.append("opt_design\nplace_design\nroute_design\n");
             tcl.append("report_timing_summary -file $out/vivado_timing.rpt\n");
@@ -286,7 +333,7 @@ public final class FpgaFlow {
         }
         File script = new File(out, "vivado.tcl");
         Files.writeString(script.toPath(), tcl.toString());
-        String program = config.equals("core") ? "" : "program:   " + board.loader + " " + new File(out, top() + ".bit")
+        String program = ooc() ? "" : "program:   " + board.loader + " " + new File(out, top() + ".bit")
                 + "\n";
         return "Vivado script: vivado -mode batch -source " + script + "\n" + program;
     }
