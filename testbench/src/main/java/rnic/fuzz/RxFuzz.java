@@ -173,14 +173,17 @@ public final class RxFuzz {
         long seed = System.nanoTime() & 0xFFFF_FFFFL;
         int width = 64;
         boolean avoid = false;
+        int maxViolations = 20;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--fpdus" -> fpdus = Long.parseLong(args[++i]);
                 case "--seed" -> seed = Long.parseLong(args[++i]);
                 case "--width" -> width = Integer.parseInt(args[++i]);
                 case "--avoid-open" -> avoid = true;
+                case "--max-violations" -> maxViolations = Integer.parseInt(args[++i]);
                 default -> {
-                    System.err.println("usage: ./rnic fuzz [--fpdus N] [--seed S] [--width 64|512] [--avoid-open]");
+                    System.err.println("usage: ./rnic fuzz [--fpdus N] [--seed S] [--width 64|512] [--avoid-open]"
+                            + " [--max-violations N]");
                     System.exit(2);
                 }
             }
@@ -194,7 +197,7 @@ public final class RxFuzz {
         }
         System.out.printf("rnic fuzz: W=%d, seed %d, %d FPDUs (reproduce with --seed %d)%n", width, seed, fpdus, seed);
         progress = true;
-        Report r = run(new Options(fpdus, seed, width, avoid, 20));
+        Report r = run(new Options(fpdus, seed, width, avoid, maxViolations));
         System.out.print(r.summary());
         System.exit(r.violations.isEmpty() ? 0 : 1);
     }
