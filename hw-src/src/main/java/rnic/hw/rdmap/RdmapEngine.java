@@ -257,11 +257,24 @@ public final class RdmapEngine extends HwComponent {
         set(chosen, mux(pickResponder, fromResponder.payload(), fromRequester.payload()));
         Bool isTerminate = wire("isTerminate", and(pickResponder, responderTerminate));
         java.util.List<Bool> dead = new java.util.ArrayList<>();
+        // Per QP: its receive side failed, or it was closed, since it was last opened. The receive side's own failed
+        // flag is cleared when the QP is closed (ERR), which comes soon after a failure: a response or request still
+        // queued then must not go out after the Terminate (RFC 5040 §5.4; the fuzzer's finding F12). Only opening
+        // the QP again ends it, as it ends {@code dead} (the Terminate has gone).
+        java.util.List<Bool> stopped = new java.util.ArrayList<>();
         for (int q = 0; q < c.qpCount(); q++) {
             dead.add(regInit("txDead_" + q, bool(), False()));
+            stopped.add(regInit("txStopped_" + q, bool(), False()));
+        }
+        java.util.List<Bool> txFailed = new java.util.ArrayList<>();
+        for (int q = 0; q < c.qpCount(); q++) {
+            final int qp = q;
+            txFailed.add(wire("txFailed_" + q, or(stopped.get(q), control.io.failed.apply(q))));
+            when(control.io.failed.apply(q), () -> set(stopped.get(qp), True()));
+            when(and(io.setup.valid(), eq(su.qp, U(qp, c.qpBits()))), () -> set(stopped.get(qp), not(su.open)));
         }
         Bool discard = wire("discard", or(vec(dead).apply(chosen.qp),
-                and(control.io.failed.apply(chosen.qp), not(isTerminate))));
+                and(vec(txFailed).apply(chosen.qp), not(isTerminate))));
         Stream<DdpSegmentBuilder.Command> toBuilder = builder.io.cmd;
         Bool any = wire("anyPicked", or(pickResponder, pickRequester));
         set(toBuilder.valid(), and(any, not(discard)));
@@ -276,7 +289,7 @@ public final class RdmapEngine extends HwComponent {
             final int qp = q;
             when(and(toBuilder.fire(), isTerminate, eq(chosen.qp, U(qp, c.qpBits()))),
                     () -> set(dead.get(qp), True()));
-            when(and(io.setup.valid(), eq(su.qp, U(qp, c.qpBits()))), () -> set(dead.get(qp), False()));
+            when(and(io.setup.valid(), su.open, eq(su.qp, U(qp, c.qpBits()))), () -> set(dead.get(qp), False()));
         }
         // A segment already built when its QP failed is dropped at the output, decided at its first beat: the
         // Terminate is the next segment the QP sends, and the last (RFC 5040 §5.4, the golden model's decision 14).
@@ -288,7 +301,7 @@ public final class RdmapEngine extends HwComponent {
                 B(rnic.wire.RdmapOpcode.TERMINATE.control(), 8)));
         // Once shown on tx, a beat stays until taken (the stream contract): only a first beat not yet shown is dropped.
         Bool shown = regInit("txShown", bool(), False());
-        Bool dropThis = wire("txDrop", mux(firstBeat, and(control.io.failed.apply(built.payload().qp),
+        Bool dropThis = wire("txDrop", mux(firstBeat, and(vec(txFailed).apply(built.payload().qp),
                 not(builtTerminate), not(shown)), dropping));
         Bool builtLast = wire("txLastBeat", DdpBeat.isLastBeat(outBeat, built.payload().length, c.octets()));
         set(io.tx.valid(), and(built.valid(), not(dropThis)));
@@ -328,7 +341,7 @@ public final class RdmapEngine extends HwComponent {
         Bool segEnd = wire("segSentWhole", and(built.fire(), builtLast, not(dropThis)));
         Bool segError = wire("segReadError", or(builder.io.segmentError, and(reqSeg, vec(msgError).apply(bq))));
         Bool failHere = wire("localFail", and(segEnd, segError, or(not(reqSeg), reqLast),
-                not(control.io.failed.apply(bq))));
+                not(vec(txFailed).apply(bq))));
         Flow<RdmapCompletionOrder.Sent> sentOut = order.io.sent;
         set(sentOut.valid(), and(segEnd, reqLast, reqCompletes));
         set(sentOut.payload().qp, bq);
@@ -340,7 +353,7 @@ public final class RdmapEngine extends HwComponent {
             Bool mine = wire("localFail_" + q, and(failHere, eq(bq, U(q, c.qpBits()))));
             // An MPA error of the connection, unless the QP has failed already (one Terminate per QP).
             Bool llp = wire("llpFail_" + q, and(io.llpError.valid(), eq(io.llpError.payload().qp, U(q, c.qpBits())),
-                    not(control.io.failed.apply(q)), not(mine)));
+                    not(txFailed.get(q)), not(mine)));
             halt.add(or(mine, llp));
             when(llp, () -> {
                 set(termPending.get(qp), True());
@@ -355,7 +368,9 @@ public final class RdmapEngine extends HwComponent {
                 set(failPending.get(qp), True());
             });
             when(and(localTermTaken, eq(termQp, U(q, c.qpBits()))), () -> set(termPending.get(qp), False()));
-            when(and(io.setup.valid(), eq(su.qp, U(qp, c.qpBits()))), () -> {
+            // Only opening the QP again forgets its Terminate: the close that follows the failure (the QP going to
+            // ERR) may come before the responder has taken it (the fuzzer's finding F13: the Terminate was lost).
+            when(and(io.setup.valid(), su.open, eq(su.qp, U(qp, c.qpBits()))), () -> {
                 set(msgError.get(qp), False());
                 set(termPending.get(qp), False());
                 set(failPending.get(qp), False());

@@ -129,10 +129,17 @@ public final class RnicCore extends HwComponent {
             RnicConnection.Io k = conns.get(q).io;
             // The QP in RESET restarts the connection, held off while the engine is taking one of its ULPDUs (it must
             // see the whole segment, and the deframer holds all of it).
+            // A RESET the engine holds off is owed until done: the host may have moved the QP on (INIT, RTR) before
+            // the engine took the rest of the ULPDU, and until then the connection stays in RESET (its input held, its
+            // output dropped), so the restarted connection never sees the old one's state (the fuzzer's finding F14:
+            // a reset that met a dropped ULPDU left the receiver's old sequence state, E-M1 on the new stream).
+            Bool inReset = wire("conn" + q + "_inReset", eq(qc.state, U(QpState.RESET.code(), 3)));
+            Bool owed = regInit("conn" + q + "_resetOwed", bool(), False());
             Bool clear = regInit("conn" + q + "_clear", bool(), True());
-            set(clear, and(eq(qc.state, U(QpState.RESET.code(), 3)), not(rxMid.get(q))));
+            set(clear, and(or(inReset, owed), not(rxMid.get(q))));
+            set(owed, and(or(inReset, owed), rxMid.get(q)));
             set(k.clear, clear);
-            set(k.state, qc.state);
+            set(k.state, mux(or(owed, clear), U(QpState.RESET.code(), 3), qc.state));
             set(k.settings, qc.mpa);
             set(k.rxMid, rxMid.get(q));
             Streams.connect(k.tcpTx, io.tcpTx.get(q));
@@ -275,7 +282,10 @@ public final class RnicCore extends HwComponent {
                 set(entry.code, rx.errorCode);
                 set(entry.seq, rx.errorSeq);
             });
-            when(eq(regs.io.qp.get(q).state, U(QpState.RESET.code(), 3)), () -> set(reported, False()));
+            // Reported again only after the receiver was actually restarted: in RESET its failed flag stays up until
+            // the connection's clear (one cycle later, or later still while the engine takes one of its ULPDUs), and
+            // an earlier clear of this flag reported the old error again (the fuzzer's finding F11).
+            when(rx.clear, () -> set(reported, False()));
         }
     }
 

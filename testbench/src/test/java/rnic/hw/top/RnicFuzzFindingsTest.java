@@ -1,0 +1,176 @@
+package rnic.hw.top;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static rnic.hw.top.RnicBench.qpReg;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import rnic.model.ddp.DdpSegment;
+import rnic.model.mpa.MpaDirection;
+import rnic.model.mpa.MpaFramer;
+import rnic.model.mpa.TcpSegment;
+import rnic.model.rdmap.RdmapDecoder;
+import rnic.model.rdmap.Terminate;
+import rnic.sim.HostMemory;
+import rnic.sim.TcpPayloadSource;
+import rnic.wire.MpaErrorCode;
+import rnic.wire.QpState;
+import rnic.wire.TerminateCause;
+
+/**
+ * Regressions for what the receive-path fuzzer ({@code rnic.fuzz.RxFuzz}, {@code ./rnic fuzz}) found in
+ * {@link RnicCore}, each reduced to the sequence that showed it (W = 64, {@link RnicPair}'s core b, its transmit
+ * pipes cut so what it sends is only recorded).
+ *
+ * <ul>
+ *   <li>F11/F13 (MPA-44, MPA-45, RDMAP-14, RDMAP-17, DDP-27): the Terminate of an error is sent even when the QP's
+ *       close (it goes to ERR) reaches the engine before the responder took the Terminate, and a QP reset after an
+ *       MPA error sends the Terminate of its next error: errors on all four connections at once (two MPA, two DDP),
+ *       then, after a RESET, an MPA error on each again, give one Terminate per connection and error, each the one
+ *       docs/requirements.md §3 gives (§3.1 E-M2, §3.2 E-D1).</li>
+ *   <li>F14 (MPA-12, MPA-26, MPA-44): a RESET written while the engine is still dropping the rest of a long ULPDU of
+ *       the failed connection restarts the connection all the same: the new stream, from a new start sequence number,
+ *       is placed and the QP stays in RTS (before the fix the receiver kept the old sequence state and failed the
+ *       new stream with E-M1).</li>
+ * </ul>
+ */
+class RnicFuzzFindingsTest {
+    static final int PD = 3;
+
+    /** QP q of b: STag for remote write, MPA settings (Markers as given, CRC on), RESET→INIT→RTR→RTS. */
+    static MpaFramer openRts(RnicBench.Side b, int q, long seqStart, boolean markers) {
+        b.write(qpReg(q, "QP_STATE"), QpState.RESET.code());
+        b.write(qpReg(q, "QP_PD"), PD);
+        b.write(qpReg(q, "QP_IRD"), 4);
+        b.write(qpReg(q, "QP_ORD"), 4);
+        b.mpa(q, false, markers, true, false, 1460, seqStart);
+        assertEquals(QpState.INIT, b.request(q, QpState.INIT));
+        assertEquals(QpState.RTR, b.request(q, QpState.RTR));
+        assertEquals(QpState.RTS, b.request(q, QpState.RTS));
+        return new MpaFramer(new MpaDirection(markers, true, seqStart), 1460);
+    }
+
+    static int stag(int q) {
+        return (0x10 + q) << 8 | 0x3C;
+    }
+
+    static long va(int q) {
+        return 0x0000_0050_0000_0000L * (q + 1);
+    }
+
+    /** The Terminates among the ULPDUs core b sent on connection q (Markers off: ULPDU_Length, then the ULPDU). */
+    static List<Terminate> terminates(RnicBench.Side b, int q) {
+        List<Terminate> out = new ArrayList<>();
+        for (byte[] fpdu : b.tcpOut.get(q).segments) {
+            int len = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
+            byte[] ulpdu = Arrays.copyOfRange(fpdu, 2, 2 + len);
+            try {
+                if (new RdmapDecoder(true).decode(List.of(DdpSegment.parse(ulpdu))) instanceof Terminate t) {
+                    out.add(t);
+                }
+            } catch (rnic.model.ddp.TerminateException e) {
+                throw new AssertionError("core b sent an undecodable FPDU on connection " + q, e);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void errorsOnEveryConnectionAtOnceEachSendOneTerminateAlsoAfterAReset() {
+        RnicBench.model(RnicBench.W).run("fuzz-f13", 31, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side b = bench.b;
+            Random rng = tb.random();
+            for (int q = 0; q < 4; q++) {
+                b.programStag(stag(q), PD, q, true, true, false, false, false, va(q), 65536);
+                b.tcpOut.get(q).forward = false;
+            }
+            for (int pass = 0; pass < 2; pass++) {
+                // Pass 0: connections 0 and 2 a CRC error (E-M2, the engine's own Terminate), 1 and 3 a Write to an
+                // unknown STag (E-D1, the receive side's Terminate) after a good Write; pass 1, after the RESET: a CRC
+                // error on every connection.
+                List<TerminateCause> want = new ArrayList<>();
+                for (int q = 0; q < 4; q++) {
+                    MpaFramer f = openRts(b, q, rng.nextInt(1 << 20), q % 2 == 0);
+                    TcpPayloadSource in = b.tcpIn.get(q);
+                    List<TcpSegment> segs = new ArrayList<>(RnicQpStateTest.write(f, stag(q), va(q),
+                            RnicQpStateTest.randomBytes(rng, 200 + rng.nextInt(2000))));
+                    if (q % 2 == 0 || pass == 1) {
+                        TcpSegment bad = RnicQpStateTest.write(f, stag(q), va(q) + 8192,
+                                RnicQpStateTest.randomBytes(rng, 100)).get(0);
+                        byte[] corrupt = bad.payload().clone();
+                        corrupt[corrupt.length - 1] ^= 0x04;
+                        segs.add(new TcpSegment(bad.seq(), corrupt));
+                        want.add(null);
+                    } else {
+                        segs.addAll(RnicQpStateTest.write(f, stag(q) ^ 0x01, va(q),
+                                RnicQpStateTest.randomBytes(rng, 64)));
+                        want.add(TerminateCause.DDP_INVALID_STAG);
+                    }
+                    for (TcpSegment s : segs) {
+                        in.send(s.seq(), s.payload(), TcpPayloadSource.resegmenting(rng, 8));
+                    }
+                }
+                tb.runUntil(() -> b.tcpIn.stream().noneMatch(TcpPayloadSource::busy), 50_000, "the input taken");
+                tb.step(2000);
+                for (int q = 0; q < 4; q++) {
+                    assertEquals(QpState.ERR, b.state(q), "pass " + pass + " QP " + q);
+                    List<Terminate> t = terminates(b, q);
+                    assertEquals(1, t.size(), "pass " + pass + ": one Terminate on connection " + q);
+                    if (want.get(q) == null) {
+                        assertEquals(Terminate.llp(MpaErrorCode.CRC_ERROR), t.get(0), "E-M2, connection " + q);
+                    } else {
+                        assertTrue(t.get(0).reports(want.get(q)), "E-D1, connection " + q + ": " + t.get(0));
+                    }
+                    b.tcpOut.get(q).segments.clear();
+                }
+            }
+        });
+    }
+
+    @Test
+    void aResetWhileTheEngineDropsALongUlpduRestartsTheConnection() {
+        RnicBench.model(RnicBench.W).run("fuzz-f14", 32, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side b = bench.b;
+            Random rng = tb.random();
+            int q = 1;
+            b.programStag(stag(q), PD, q, true, true, false, false, false, va(q), 65536);
+            b.tcpOut.get(q).forward = false;
+            HostMemory expected = new HostMemory();
+            for (int round = 0; round < 6; round++) {
+                MpaFramer f = openRts(b, q, rng.nextInt(1 << 30), round % 2 == 0);
+                // An unknown STag fails the QP at once; then an 8000-octet Write the engine takes and drops.
+                List<TcpSegment> segs = new ArrayList<>(RnicQpStateTest.write(f, stag(q) ^ 0x01, va(q),
+                        RnicQpStateTest.randomBytes(rng, 16)));
+                MpaFramer big = new MpaFramer(new MpaDirection(round % 2 == 0, true, f.nextSeq()), 8100);
+                segs.addAll(RnicQpStateTest.write(big, stag(q), va(q), RnicQpStateTest.randomBytes(rng, 8000)));
+                TcpPayloadSource in = b.tcpIn.get(q);
+                for (TcpSegment s : segs) {
+                    in.send(s.seq(), s.payload(), () -> 8);
+                }
+                tb.runUntil(() -> !in.busy(), 20_000, "the input taken");
+                // At once, while the engine still drops the long ULPDU: RESET and a new connection.
+                MpaFramer g = openRts(b, q, rng.nextInt(1 << 30), round % 2 == 1);
+                byte[] payload = RnicQpStateTest.randomBytes(rng, 300 + rng.nextInt(900));
+                long to = va(q) + 16384 + 4096 * round;
+                for (TcpSegment s : RnicQpStateTest.write(g, stag(q), to, payload)) {
+                    in.send(s.seq(), s.payload(), TcpPayloadSource.resegmenting(rng, 8));
+                }
+                expected.write(to, payload);
+                tb.runUntil(() -> !in.busy(), 20_000, "the new stream taken");
+                tb.step(3000);
+                assertEquals(QpState.RTS, b.state(q), "round " + round + ": the restarted connection takes its stream"
+                        + " (QP_ERROR " + Integer.toHexString(b.read(qpReg(q, "QP_ERROR"))) + ")");
+                assertTrue(Arrays.equals(payload, b.memory.read(to, payload.length)), "round " + round
+                        + ": the Write on the restarted connection is placed");
+            }
+            assertTrue(Arrays.equals(expected.read(va(q), 65536), b.memory.read(va(q), 65536)),
+                    "the region holds the Writes of the restarted connections only");
+        });
+    }
+}
