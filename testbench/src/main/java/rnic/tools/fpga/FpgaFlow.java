@@ -10,8 +10,10 @@ import java.util.Map;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import rnic.hdl.Rtl;
+import rnic.hw.board.BoardPll;
 import rnic.hw.board.BoardSoc;
 import rnic.hw.board.BoardSocConfig;
+import rnic.hw.board.BoardTop;
 import rnic.hw.fpga.OffloadSelfTestBoard;
 import rnic.hw.fpga.SelfTestConfig;
 import rnic.hw.top.RnicConfig;
@@ -35,7 +37,10 @@ import spinal.core.Component;
  *   <li>{@code soc}: the whole board SoC, {@link BoardSoc} as {@link #socConfig} configures it for a board — the RV32IM
  *       core with its firmware image in RAM (built with {@code firmware/}'s Makefile), crossbar, UART, board registers,
  *       TCP bridge, board memory and {@code RnicCore} at W = 32 with two QPs — synthesized with the hierarchy kept
- *       for its area per block, out of context (no PLL or pin wrapper yet: the SoC's ports are {@code clk},
+ *       for its area per block. On the ULX3S inside its board top {@link BoardTop} ({@code BoardTop_ulx3s}: the
+ *       ECP5 PLL making 48 MHz of the 25 MHz oscillator, the reset held until it locks, the pins of
+ *       {@code constraints/ulx3s/ulx3s-soc.lpf}), so {@code pnr.sh} is the full nextpnr-ecp5 / ecppack flow to a
+ *       bitstream; on the Arty still out of context (no board top yet: the SoC's ports are {@code clk},
  *       {@code reset}, the UART, LEDs and buttons). ECP5 and Xilinx boards only.</li>
  * </ul>
  * Every run writes {@code utilisation.txt} (LUT, FF, BRAM, DSP, carry as % of the device) and {@code versions.txt}.
@@ -92,7 +97,7 @@ public final class FpgaFlow {
     String top() {
         return switch (config) {
             case "core" -> "RnicCore";
-            case "soc" -> "BoardSoc";
+            case "soc" -> boardTop() ? "BoardTop_" + board.id : "BoardSoc";
             default -> "OffloadSelfTestBoard";
         };
     }
@@ -102,9 +107,24 @@ public final class FpgaFlow {
         return config.equals("soc") ? SOC_CLOCK_HZ : board.clockHz;
     }
 
-    /** Whether the design is synthesized with its hierarchy kept, out of context (no board top with pins). */
-    boolean ooc() {
+    /** Whether the SoC is wrapped in its board top (PLL, reset, pins): the ULX3S. */
+    boolean boardTop() {
+        return config.equals("soc") && board == Board.ULX3S;
+    }
+
+    /** Whether the design is synthesized with its hierarchy kept (core and SoC, for the area per block). */
+    boolean hier() {
         return !config.equals("selftest");
+    }
+
+    /** Whether the design is placed out of context (no board top with pins). */
+    boolean ooc() {
+        return hier() && !boardTop();
+    }
+
+    /** The pin file of the design's top. */
+    String constraints() {
+        return boardTop() ? "constraints/ulx3s/ulx3s-soc.lpf" : board.constraints;
     }
 
     /** The SoC's clock after the board's PLL: a whole multiple of 3 Mbaud × 8 UART samples. */
@@ -134,8 +154,9 @@ public final class FpgaFlow {
         Family.Area area = board.family.area(FpgaTools.statTotals(statText()));
         String util = utilisation(area);
         StringBuilder report = new StringBuilder(util);
-        if (ooc()) {
-            report.append('\n').append(CoreTable.render(board.family, stat, top()));
+        if (hier()) {
+            // Inside a board top the table is the SoC's blocks; the PLL and reset synchroniser are in the total above.
+            report.append('\n').append(CoreTable.render(board.family, stat, boardTop() ? "BoardSoc" : top()));
         }
         switch (board.family) {
             case ICE40 -> report.append('\n').append(ice40());
@@ -162,7 +183,11 @@ public final class FpgaFlow {
             Rtl.generateBlock(rtl, core);
         } else if (config.equals("soc")) {
             BoardSocConfig c = socConfig();
-            Rtl.generate(rtl, () -> new BoardSoc(c));
+            if (boardTop()) {
+                Rtl.generate(rtl, () -> new BoardTop(c, BoardPll.Kind.ECP5_25_TO_48, top()));
+            } else {
+                Rtl.generate(rtl, () -> new BoardSoc(c));
+            }
         } else {
             SelfTestConfig cfg = SelfTestConfig.board(board.clockHz);
             Rtl.generate(rtl, () -> new OffloadSelfTestBoard(cfg, "OffloadSelfTestBoard"));
@@ -186,7 +211,7 @@ public final class FpgaFlow {
                 }
             }
         }
-        String synth = ooc() ? board.family.synthHier : board.family.synthFlat;
+        String synth = hier() ? board.family.synthHier : board.family.synthFlat;
         ys.append(synth).append(" -top ").append(top()).append('\n');
         // synth_xilinx has no -json; write_json works after every synth_* command.
         ys.append("write_json ").append(new File(out, top() + ".json").getAbsolutePath()).append('\n');
@@ -211,7 +236,8 @@ public final class FpgaFlow {
         s.append(String.format(Locale.ROOT, "%s%s on %s (%s), yosys %s%n", top(),
                 config.equals("core") ? " (W=64, default RnicConfig; MPA receive hold FIFOs left out)"
                         : config.equals("soc") ? " (RV32IM + firmware, 32 KiB RAM, 64 KiB board memory, RnicCore W=32 "
-                        + "2 QPs; hierarchy kept)" : "",
+                        + "2 QPs; hierarchy kept" + (boardTop() ? "; with PLL and reset synchroniser" : "") + ")"
+                        : "",
                 board.id, board.device, board.family.synthFlat.split(" ")[0]));
         s.append(row(lutName, a.lutSites(board.family), c.lut()));
         if (board.family == Family.XILINX && a.lutram() > 0) {
@@ -285,13 +311,13 @@ public final class FpgaFlow {
         File json = new File(out, top() + ".json");
         File cfg = new File(out, top() + ".config");
         File bit = new File(out, top() + ".bit");
-        String lpf = new File(board.constraints).getAbsolutePath();
+        String lpf = new File(constraints()).getAbsolutePath();
         String pnr = ooc()
                 ? "nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json " + json.getAbsolutePath()
                         + " --out-of-context --freq " + mhz(clockHz()) + " --report "
                         + new File(out, "nextpnr-report.json").getAbsolutePath() + "\n"
                 : "nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json " + json.getAbsolutePath() + " --lpf " + lpf
-                        + " --textcfg " + cfg.getAbsolutePath() + " --freq " + mhz(board.clockHz) + " --report "
+                        + " --textcfg " + cfg.getAbsolutePath() + " --freq " + mhz(clockHz()) + " --report "
                         + new File(out, "nextpnr-report.json").getAbsolutePath() + "\n"
                         + "ecppack --compress " + cfg.getAbsolutePath() + " " + bit.getAbsolutePath() + "\n"
                         + board.loader + " " + bit.getAbsolutePath() + "\n";
