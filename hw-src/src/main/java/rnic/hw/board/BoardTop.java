@@ -64,12 +64,17 @@ public final class BoardTop extends HwComponent {
                 ClockDomainConfig$.MODULE$.$lessinit$greater$default$3(),
                 ClockDomainConfig$.MODULE$.$lessinit$greater$default$4(),
                 ClockDomainConfig$.MODULE$.$lessinit$greater$default$5());
-        ClockDomain raw = domain(pll.io.clkOut, null, async);
+        // Named so the SoC's clock and reset ports and the synchroniser's input carry these names.
+        Bool socClk = wire("socClk", bool());
+        set(socClk, pll.io.clkOut);
+        Bool pllUnlocked = wire("pllUnlocked", bool());
+        set(pllUnlocked, not(pll.io.locked));
+        ClockDomain raw = domain(socClk, null, async);
         socReset = wire("socReset", bool());
-        set(socReset, ResetCtrl$.MODULE$.asyncAssertSyncDeassert(not(pll.io.locked), raw, HIGH$.MODULE$,
+        set(socReset, ResetCtrl$.MODULE$.asyncAssertSyncDeassert(pllUnlocked, raw, HIGH$.MODULE$,
                 HIGH$.MODULE$, ResetCtrl$.MODULE$.asyncAssertSyncDeassert$default$5(),
                 ResetCtrl$.MODULE$.asyncAssertSyncDeassert$default$6()));
-        ClockDomain main = domain(pll.io.clkOut, socReset, async);
+        ClockDomain main = domain(socClk, socReset, async);
         soc = main.apply(Scala.byName(() -> child("soc", () -> new BoardSoc(c))));
         set(soc.io.uart_rxd, io.uart_rxd);
         set(io.uart_txd, soc.io.uart_txd);

@@ -73,6 +73,12 @@ class BoardTopTest {
         // The PLL's CLKOS drives the SoC: the top's clock reaches the PLL's CLKI, and CLKOS leaves the PLL module.
         assertTrue(Pattern.compile("\\.CLKOS\\s*\\(\\s*\\w+\\s*\\)").matcher(pll).find());
         assertTrue(Pattern.compile("\\.io_clkIn\\s*\\(\\s*clk\\s*\\)").matcher(top).find(), "clk not to the PLL");
+        // The SoC runs on the PLL's clock and is reset from the synchroniser fed by the PLL's lock.
+        assertTrue(Pattern.compile("assign\\s+socClk\\s*=\\s*pll_io_clkOut\\s*;").matcher(top).find(), top);
+        assertTrue(Pattern.compile("assign\\s+pllUnlocked\\s*=\\s*\\(?\\s*!\\s*pll_io_locked\\s*\\)?\\s*;")
+                .matcher(top).find(), top);
+        assertTrue(Pattern.compile("BoardSoc\\s+soc\\s*\\((?:(?!\\);).)*\\(\\s*socClk\\s*\\)(?:(?!\\);).)*"
+                + "\\(\\s*socReset\\s*\\)", Pattern.DOTALL).matcher(top).find(), top);
     }
 
     /** Every port bit of the top is placed by the LPF, the LPF places nothing else, and the 25 MHz clock is declared. */
