@@ -2,7 +2,6 @@ package rnic.hw;
 
 import java.util.List;
 import java.util.function.Supplier;
-import rnic.hw.board.BoardPll;
 import rnic.hw.board.BoardSoc;
 import rnic.hw.board.BoardSocConfig;
 import rnic.hw.board.BoardTop;
@@ -93,8 +92,11 @@ public final class Blocks {
                         () -> new RdmapAtomicUnit(RdmapAtomicUnit.DEFAULT_TAG_WIDTH))),
                 new Block("BoardSoc", () -> new BoardSoc(new BoardSocConfig(48_000_000L, 3_000_000L, 32 * 1024,
                         new int[0], 8, 7, 0, RnicConfig.defaults().withDataWidth(32).withQpCount(2), 64 * 1024))),
-                new Block("BoardTop_ulx3s", () -> new BoardTop(new BoardSocConfig(48_000_000L, 3_000_000L, 32 * 1024,
-                        new int[0], 8, 7, 0, RnicConfig.defaults().withDataWidth(32).withQpCount(2), 64 * 1024),
-                        BoardPll.Kind.ECP5_25_TO_48, "BoardTop_ulx3s")));
+                new Block("BoardTop_ulx3s", () -> BoardTop.ulx3s(new BoardSocConfig(48_000_000L, 3_000_000L,
+                        32 * 1024, new int[0], 8, 7, 0, RnicConfig.defaults().withDataWidth(32).withQpCount(2),
+                        64 * 1024))),
+                new Block("BoardTop_arty_a7_100t", () -> BoardTop.artyA7(new BoardSocConfig(48_000_000L, 3_000_000L,
+                        32 * 1024, new int[0], 4, 4, 0, RnicConfig.defaults().withDataWidth(32).withQpCount(2),
+                        64 * 1024))));
     }
 }

@@ -8,8 +8,9 @@ import spinal.core.Bool;
 
 /**
  * A board's clock generator: the oscillator in, the SoC's clock out, and {@code locked} once that clock is stable.
- * {@link #ecp5_25To48} is the ULX3S's (an {@link Ehxplll}); {@link #passThrough} is for simulation and boards whose
- * oscillator already is the SoC clock (clock out = clock in, locked = 1).
+ * {@link Kind#ECP5_25_TO_48} is the ULX3S's (an {@link Ehxplll}), {@link Kind#XILINX_100_TO_48} the Arty A7's (an
+ * {@link Mmcme2Base} whose output goes through a {@link Bufg}); {@link Kind#PASS_THROUGH} is for simulation and boards
+ * whose oscillator already is the SoC clock (clock out = clock in, locked = 1).
  */
 public final class BoardPll extends HwComponent {
     /** Which PLL a board top uses. */
@@ -17,7 +18,9 @@ public final class BoardPll extends HwComponent {
         /** Clock out = clock in, locked = 1. */
         PASS_THROUGH,
         /** ECP5 EHXPLLL, 25 MHz in, 48 MHz out (the ULX3S). */
-        ECP5_25_TO_48
+        ECP5_25_TO_48,
+        /** Xilinx 7-series MMCME2_BASE, 100 MHz in, 48 MHz out (the Arty A7). */
+        XILINX_100_TO_48
     }
 
     /**
@@ -30,6 +33,16 @@ public final class BoardPll extends HwComponent {
     public static final int ECP5_CLKFB_DIV = 12;
     public static final int ECP5_CLKOP_DIV = 12;
     public static final int ECP5_CLKOS_DIV = 15;
+
+    /**
+     * The MMCM settings for 100 MHz → 48 MHz on an Artix-7 (speed grade -1: PFD 10–450 MHz, VCO 600–1200 MHz):
+     * DIVCLK_DIVIDE = 1 → PFD 100 MHz; CLKFBOUT_MULT_F = 9.0 → VCO 900 MHz, the middle of the range;
+     * CLKOUT0_DIVIDE_F = 18.75 (a multiple of the 0.125 step CLKOUT0 allows) → 48 MHz exactly.
+     */
+    public static final double XILINX_IN_PERIOD_NS = 10.0;
+    public static final int XILINX_DIVCLK_DIVIDE = 1;
+    public static final double XILINX_CLKFBOUT_MULT = 9.0;
+    public static final double XILINX_CLKOUT0_DIVIDE = 18.75;
 
     /** Ports. */
     public static final class Io extends HwBundle {
@@ -46,8 +59,11 @@ public final class BoardPll extends HwComponent {
 
     public final Kind kind;
     public final Io io;
-    /** The primitive (ECP5 only, else null). */
+    /** The ECP5 primitive (ECP5 only, else null). */
     public final Ehxplll pll;
+    /** The Xilinx primitive and its global buffer (Xilinx only, else null). */
+    public final Mmcme2Base mmcm;
+    public final Bufg bufg;
 
     public BoardPll(Kind kind) {
         this.kind = kind;
@@ -64,8 +80,24 @@ public final class BoardPll extends HwComponent {
             set(pll.io.ENCLKOS, True());
             set(io.clkOut, pll.io.CLKOS);
             set(io.locked, pll.io.LOCK);
+            mmcm = null;
+            bufg = null;
+        } else if (kind == Kind.XILINX_100_TO_48) {
+            pll = null;
+            mmcm = child("mmcm", () -> new Mmcme2Base(XILINX_IN_PERIOD_NS, XILINX_CLKFBOUT_MULT,
+                    XILINX_DIVCLK_DIVIDE, XILINX_CLKOUT0_DIVIDE));
+            bufg = child("bufg", Bufg::new);
+            set(mmcm.io.CLKIN1, io.clkIn);
+            set(mmcm.io.CLKFBIN, mmcm.io.CLKFBOUT);
+            set(mmcm.io.RST, False());
+            set(mmcm.io.PWRDWN, False());
+            set(bufg.io.I, mmcm.io.CLKOUT0);
+            set(io.clkOut, bufg.io.O);
+            set(io.locked, mmcm.io.LOCKED);
         } else {
             pll = null;
+            mmcm = null;
+            bufg = null;
             set(io.clkOut, io.clkIn);
             set(io.locked, True());
         }

@@ -20,9 +20,11 @@ import spinal.lib.ResetCtrl$;
  * asserts the reset at once when {@code locked} drops and releases it synchronously to the SoC clock. There is no
  * reset pin: the ULX3S's only candidate, BTN_PWR, is also its power-off button, so it stays a plain button.
  *
- * <p>Pins (the names {@code constraints/ulx3s/ulx3s-soc.lpf} binds): {@code clk}, {@code uart_rxd}, {@code uart_txd},
- * {@code leds[ledCount]}, {@code btn[buttonCount]}. {@code btn[0]} is active-low on the board (BTN_PWRn) and inverted
- * here, so every bit of the SoC's {@code buttons} reads 1 while its button is pressed.
+ * <p>Pins (the names {@code constraints/ulx3s/ulx3s-soc.lpf} and {@code constraints/arty-a7-100t/arty-a7-100t-soc.xdc}
+ * bind): {@code clk}, {@code uart_rxd}, {@code uart_txd}, {@code leds[ledCount]}, {@code btn[buttonCount]}. Buttons
+ * that are active-low on the board (the ULX3S's {@code btn[0]}, BTN_PWRn) are inverted here, so every bit of the
+ * SoC's {@code buttons} reads 1 while its button is pressed. {@link #ulx3s} and {@link #artyA7} build the two board
+ * tops.
  */
 public final class BoardTop extends HwComponent {
     /** The board pins. */
@@ -48,12 +50,24 @@ public final class BoardTop extends HwComponent {
     public final Bool socReset;
     public final BoardSoc soc;
 
+    /** The ULX3S's top ({@code BoardTop_ulx3s}): ECP5 PLL 25 → 48 MHz, {@code btn[0]} (BTN_PWRn) active-low. */
+    public static BoardTop ulx3s(BoardSocConfig c) {
+        return new BoardTop(c, BoardPll.Kind.ECP5_25_TO_48, 0b1, "BoardTop_ulx3s");
+    }
+
+    /** The Arty A7's top ({@code BoardTop_arty_a7_100t}): MMCM 100 → 48 MHz, its buttons active-high. */
+    public static BoardTop artyA7(BoardSocConfig c) {
+        return new BoardTop(c, BoardPll.Kind.XILINX_100_TO_48, 0, "BoardTop_arty_a7_100t");
+    }
+
     /**
-     * @param c              the SoC's configuration ({@code clockHz} must be what {@code kind} makes of the oscillator)
-     * @param kind           the board's PLL
-     * @param definitionName the Verilog module name (e.g. {@code BoardTop_ulx3s})
+     * @param c                the SoC's configuration ({@code clockHz} must be what {@code kind} makes of the
+     *                         oscillator)
+     * @param kind             the board's PLL
+     * @param activeLowButtons one bit per button that reads 0 while pressed on the board
+     * @param definitionName   the Verilog module name (e.g. {@code BoardTop_ulx3s})
      */
-    public BoardTop(BoardSocConfig c, BoardPll.Kind kind, String definitionName) {
+    public BoardTop(BoardSocConfig c, BoardPll.Kind kind, long activeLowButtons, String definitionName) {
         noIoPrefix();
         io = io(new Io(c));
         setDefinitionName(definitionName, true);
@@ -79,7 +93,7 @@ public final class BoardTop extends HwComponent {
         set(soc.io.uart_rxd, io.uart_rxd);
         set(io.uart_txd, soc.io.uart_txd);
         set(io.leds, soc.io.leds);
-        set(soc.io.buttons, xor(io.btn, B(1, c.buttonCount())));
+        set(soc.io.buttons, xor(io.btn, B(activeLowButtons, c.buttonCount())));
     }
 
     private static ClockDomain domain(Bool clock, Bool reset, ClockDomainConfig cfg) {

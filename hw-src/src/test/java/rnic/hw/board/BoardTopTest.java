@@ -18,18 +18,25 @@ import rnic.hdl.Rtl;
 import rnic.hw.Blocks;
 
 /**
- * The ULX3S board top ({@code BoardTop_ulx3s}, as {@link Blocks#fpgaTops} builds it), checked from its generated
- * Verilog against outside references: the ECP5 PLL's output frequency computed from the {@code EHXPLLL} parameters by
+ * The board tops ({@code BoardTop_ulx3s} and {@code BoardTop_arty_a7_100t}, as {@link Blocks#fpgaTops} builds them),
+ * checked from their generated Verilog against outside references. ULX3S: the ECP5 PLL's output frequency computed from the {@code EHXPLLL} parameters by
  * Lattice's formula (TN1263: with CLKOP feedback, f(VCO) = f(CLKI) / CLKI_DIV × CLKFB_DIV × CLKOP_DIV and
  * f(CLKOSx) = f(VCO) / CLKOSx_DIV, PFD 3.125–400 MHz, VCO 400–800 MHz) and the pin file
- * {@code constraints/ulx3s/ulx3s-soc.lpf}, which must place every top-level port bit and nothing else. Covers the board
- * part of issue 15 (no protocol requirement IDs). Run time: one SoC elaboration, about 15 s.
+ * {@code constraints/ulx3s/ulx3s-soc.lpf}, which must place every top-level port bit and nothing else. Arty A7: the
+ * MMCM's output frequency from the {@code MMCME2_BASE} parameters by Xilinx's formula (UG472: f(VCO) = f(CLKIN1) ×
+ * CLKFBOUT_MULT_F / DIVCLK_DIVIDE, f(CLKOUT0) = f(VCO) / CLKOUT0_DIVIDE_F; Artix-7 -1 ranges from DS181: PFD
+ * 10–450 MHz, VCO 600–1200 MHz) and {@code constraints/arty-a7-100t/arty-a7-100t-soc.xdc}, which must place every
+ * port bit and nothing else. Covers the board part of issue 15 (no protocol requirement IDs). Run time: two SoC
+ * elaborations, about 30 s.
  */
 class BoardTopTest {
     static final File OUT = new File("target/boardtop");
     static final File LPF = new File("../constraints/ulx3s/ulx3s-soc.lpf");
+    static final File XDC = new File("../constraints/arty-a7-100t/arty-a7-100t-soc.xdc");
     static String top;
     static String pll;
+    static String arty;
+    static String mmcm;
 
     @BeforeAll
     static void generate() throws Exception {
@@ -44,6 +51,37 @@ class BoardTopTest {
                 pll += v;
             }
         }
+        File artyDir = new File(OUT, "arty");
+        Blocks.Block a = Blocks.fpgaTops().stream().filter(x -> x.name().equals("BoardTop_arty_a7_100t")).findFirst()
+                .orElseThrow();
+        Rtl.generate(artyDir, a.factory());
+        arty = Files.readString(new File(artyDir, "BoardTop_arty_a7_100t.v").toPath());
+        mmcm = "";
+        for (File f : artyDir.listFiles((d, n) -> n.endsWith(".v"))) {
+            String v = Files.readString(f.toPath());
+            if (v.contains("MMCME2_BASE")) {
+                mmcm += v;
+            }
+        }
+    }
+
+    /** The top's port bits, e.g. {@code clk}, {@code leds[3]}. */
+    static Set<String> portBits(String verilog, String module) {
+        Set<String> ports = new TreeSet<>();
+        Matcher header = Pattern.compile("module " + module + "\\s*\\((.*?)\\);", Pattern.DOTALL).matcher(verilog);
+        assertTrue(header.find(), "no module " + module);
+        Matcher port = Pattern.compile("(input|output)\\s+wire\\s+(?:\\[(\\d+):0\\]\\s+)?(\\w+)")
+                .matcher(header.group(1));
+        while (port.find()) {
+            if (port.group(2) == null) {
+                ports.add(port.group(3));
+            } else {
+                for (int i = 0; i <= Integer.parseInt(port.group(2)); i++) {
+                    ports.add(port.group(3) + "[" + i + "]");
+                }
+            }
+        }
+        return ports;
     }
 
     /** The EHXPLLL parameters in the Verilog give 48 MHz from the board's 25 MHz, within the ECP5's PFD/VCO ranges. */
@@ -84,20 +122,7 @@ class BoardTopTest {
     /** Every port bit of the top is placed by the LPF, the LPF places nothing else, and the 25 MHz clock is declared. */
     @Test
     void lpfPlacesEveryPort() throws Exception {
-        Set<String> ports = new TreeSet<>();
-        Matcher header = Pattern.compile("module BoardTop_ulx3s\\s*\\((.*?)\\);", Pattern.DOTALL).matcher(top);
-        assertTrue(header.find());
-        Matcher port = Pattern.compile("(input|output)\\s+wire\\s+(?:\\[(\\d+):0\\]\\s+)?(\\w+)")
-                .matcher(header.group(1));
-        while (port.find()) {
-            if (port.group(2) == null) {
-                ports.add(port.group(3));
-            } else {
-                for (int i = 0; i <= Integer.parseInt(port.group(2)); i++) {
-                    ports.add(port.group(3) + "[" + i + "]");
-                }
-            }
-        }
+        Set<String> ports = portBits(top, "BoardTop_ulx3s");
         assertEquals(Set.of("clk", "uart_rxd", "uart_txd"), Set.copyOf(ports.stream()
                 .filter(s -> !s.contains("[")).toList()));
         assertTrue(ports.contains("leds[7]") && ports.contains("btn[6]"), ports.toString());
@@ -116,6 +141,64 @@ class BoardTopTest {
                 "\"leds[7]\" SITE \"H3\"", "\"btn[0]\" SITE \"D6\""}) {
             assertTrue(lpf.contains("LOCATE COMP " + pin), pin);
         }
+    }
+
+    /** The MMCME2_BASE parameters give 48 MHz from the Arty's 100 MHz, within the Artix-7's PFD/VCO ranges. */
+    @Test
+    void mmcmMakes48MhzFrom100() {
+        Matcher inst = Pattern.compile("MMCME2_BASE\\s*#\\s*\\((.*?)\\)\\s*\\w+\\s*\\(", Pattern.DOTALL).matcher(mmcm);
+        assertTrue(inst.find(), "no MMCME2_BASE instance with parameters in the generated Verilog");
+        Map<String, String> p = new HashMap<>();
+        Matcher m = Pattern.compile("\\.(\\w+)\\s*\\(\\s*\"?([^\"\\)]*)\"?\\s*\\)").matcher(inst.group(1));
+        while (m.find()) {
+            p.put(m.group(1), m.group(2).trim());
+        }
+        assertFalse(inst.find(), "more than one MMCME2_BASE");
+        double fin = 1e9 / Double.parseDouble(p.get("CLKIN1_PERIOD"));
+        assertEquals(100e6, fin, 1e-3, "CLKIN1_PERIOD is not the Arty's 100 MHz oscillator");
+        double mult = Double.parseDouble(p.get("CLKFBOUT_MULT_F"));
+        int divclk = Integer.parseInt(p.get("DIVCLK_DIVIDE"));
+        double div0 = Double.parseDouble(p.get("CLKOUT0_DIVIDE_F"));
+        assertEquals(0.0, (mult * 8) % 1, 1e-9, "CLKFBOUT_MULT_F is not a multiple of 0.125");
+        assertEquals(0.0, (div0 * 8) % 1, 1e-9, "CLKOUT0_DIVIDE_F is not a multiple of 0.125");
+        double pfd = fin / divclk;
+        double vco = pfd * mult;
+        assertTrue(pfd >= 10e6 && pfd <= 450e6, "PFD " + pfd);
+        assertTrue(vco >= 600e6 && vco <= 1200e6, "VCO " + vco);
+        assertEquals(48e6, vco / div0, 1e-3, "CLKOUT0");
+        // Feedback from CLKFBOUT, CLKOUT0 through a BUFG to the SoC, the SoC reset from the MMCM's lock.
+        assertTrue(Pattern.compile("\\.CLKFBIN\\s*\\(\\s*(\\w+)\\s*\\)").matcher(mmcm).find());
+        assertTrue(mmcm.contains("BUFG"), "no BUFG on the SoC clock");
+        assertTrue(Pattern.compile("assign\\s+socClk\\s*=\\s*pll_io_clkOut\\s*;").matcher(arty).find(), arty);
+        assertTrue(Pattern.compile("assign\\s+pllUnlocked\\s*=\\s*\\(?\\s*!\\s*pll_io_locked\\s*\\)?\\s*;")
+                .matcher(arty).find(), arty);
+    }
+
+    /** Every port bit of the Arty top is placed by the XDC, on its own pin, the XDC places nothing else. */
+    @Test
+    void xdcPlacesEveryPort() throws Exception {
+        Set<String> ports = portBits(arty, "BoardTop_arty_a7_100t");
+        assertTrue(ports.contains("leds[3]") && ports.contains("btn[3]") && !ports.contains("leds[4]"),
+                ports.toString());
+        String xdc = Files.readString(XDC.toPath());
+        Set<String> placed = new TreeSet<>();
+        Set<String> pins = new TreeSet<>();
+        Matcher loc = Pattern.compile("PACKAGE_PIN (\\w+)\\s+IOSTANDARD LVCMOS33 \\} \\[get_ports \\{ ([^ ]+) \\}\\]")
+                .matcher(xdc);
+        while (loc.find()) {
+            placed.add(loc.group(2));
+            assertTrue(pins.add(loc.group(1)), "pin " + loc.group(1) + " used twice");
+        }
+        assertEquals(ports, placed);
+        assertTrue(xdc.contains("create_clock -add -name sys_clk_pin -period 10.00"));
+        // Pins of Digilent's Arty-A7-100-Master.xdc: the oscillator, the USB-UART, LD4 and BTN0.
+        for (String pin : new String[] {"E3 .* clk ", "D10 .* uart_txd ", "A9 .* uart_rxd ", "H5 .* leds\\[0\\] ",
+                "D9 .* btn\\[0\\] "}) {
+            assertTrue(Pattern.compile("PACKAGE_PIN " + pin).matcher(xdc).find(), pin);
+        }
+        // The buttons are active-high on the Arty: the top passes them through uninverted.
+        assertTrue(Pattern.compile("\\(\\s*btn\\s*\\^\\s*4'b0000\\s*\\)|soc_io_buttons\\s*=\\s*btn\\s*;|\\.io_buttons\\s*\\(\\s*btn\\s*\\)")
+                .matcher(arty).find(), arty);
     }
 
     /** The simulation PLL passes the clock through and reports lock at once. */

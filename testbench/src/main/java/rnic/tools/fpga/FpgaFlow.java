@@ -10,8 +10,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import rnic.hdl.Rtl;
-import rnic.hw.board.BoardPll;
-import rnic.hw.board.BoardSoc;
 import rnic.hw.board.BoardSocConfig;
 import rnic.hw.board.BoardTop;
 import rnic.hw.fpga.OffloadSelfTestBoard;
@@ -21,10 +19,11 @@ import spinal.core.Component;
 
 /**
  * {@code ./rnic fpga --board B [--config selftest|core|soc] [--seed N]}: the FPGA flow of one board, output under
- * {@code build/fpga/<board>/<config>/}.
+ * {@code build/fpga/<board>/<config>/}. Without {@code --config}, a board gets the biggest design it holds: the board
+ * SoC on the ULX3S and the Arty A7, the offload self-test on the iCE40 boards.
  *
  * <ul>
- *   <li>{@code selftest} (default): the {@link OffloadSelfTestBoard} top with the board's pins. iCE40: yosys
+ *   <li>{@code selftest} (the iCE40 boards' default): the {@link OffloadSelfTestBoard} top with the board's pins. iCE40: yosys
  *       {@code synth_ice40} → nextpnr-ice40 (with the PCF and the board clock as target) → icepack: a bitstream, the
  *       timing and utilisation report. ECP5: yosys {@code synth_ecp5} → JSON netlist, and the exact nextpnr-ecp5 /
  *       ecppack commands in {@code pnr.sh} (those tools are not packaged for this machine). Xilinx: yosys
@@ -34,14 +33,15 @@ import spinal.core.Component;
  *       kept, for its utilisation per block; no pins (it has no board top yet), so a Vivado out-of-context script.
  *       The per-connection MPA receive hold FIFOs (65,536 octets each) are left out as black boxes: no FPGA of these
  *       boards holds four of them, and the bounded receive buffer that replaces them is being built.</li>
- *   <li>{@code soc}: the whole board SoC, {@link BoardSoc} as {@link #socConfig} configures it for a board — the RV32IM
+ *   <li>{@code soc}: the whole board SoC, {@link rnic.hw.board.BoardSoc} as {@link #socConfig} configures it for a board — the RV32IM
  *       core with its firmware image in RAM (built with {@code firmware/}'s Makefile), crossbar, UART, board registers,
  *       TCP bridge, board memory and {@code RnicCore} at W = 32 with two QPs — synthesized with the hierarchy kept
- *       for its area per block. On the ULX3S inside its board top {@link BoardTop} ({@code BoardTop_ulx3s}: the
+ *       for its area per block, inside its board top {@link BoardTop}: on the ULX3S {@code BoardTop_ulx3s} (the
  *       ECP5 PLL making 48 MHz of the 25 MHz oscillator, the reset held until it locks, the pins of
  *       {@code constraints/ulx3s/ulx3s-soc.lpf}), so {@code pnr.sh} is the full nextpnr-ecp5 / ecppack flow to a
- *       bitstream; on the Arty still out of context (no board top yet: the SoC's ports are {@code clk},
- *       {@code reset}, the UART, LEDs and buttons). ECP5 and Xilinx boards only.</li>
+ *       bitstream; on the Arty {@code BoardTop_arty_a7_100t} (an MMCM making 48 MHz of the 100 MHz oscillator, the
+ *       pins of {@code constraints/arty-a7-100t/arty-a7-100t-soc.xdc}), so {@code vivado.tcl} ends in a bitstream.
+ *       ECP5 and Xilinx boards only (the default there).</li>
  * </ul>
  * Every run writes {@code utilisation.txt} (LUT, FF, BRAM, DSP, carry as % of the device) and {@code versions.txt}.
  */
@@ -62,7 +62,7 @@ public final class FpgaFlow {
 
     public static void main(String[] args) throws IOException {
         String board = null;
-        String config = "selftest";
+        String config = null;
         int seed = 1;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -75,15 +75,23 @@ public final class FpgaFlow {
         if (board == null) {
             throw new IllegalArgumentException(usage());
         }
+        Board b = Board.byId(board);
+        if (config == null) {
+            config = defaultConfig(b);
+        }
         if (!config.equals("selftest") && !config.equals("core") && !config.equals("soc")) {
             throw new IllegalArgumentException("unknown config '" + config + "'; " + usage());
         }
-        Board b = Board.byId(board);
         if (config.equals("soc") && b.family == Family.ICE40) {
             throw new IllegalArgumentException("the board SoC does not fit an iCE40; --config soc is for "
                     + "ulx3s and arty-a7-100t");
         }
         new FpgaFlow(b, config, seed, new File("build/fpga")).run();
+    }
+
+    /** What {@code --board b} builds without {@code --config}: the board SoC where it fits, else the self-test. */
+    static String defaultConfig(Board b) {
+        return b.family == Family.ICE40 ? "selftest" : "soc";
     }
 
     static String usage() {
@@ -97,7 +105,7 @@ public final class FpgaFlow {
     String top() {
         return switch (config) {
             case "core" -> "RnicCore";
-            case "soc" -> boardTop() ? "BoardTop_" + board.id : "BoardSoc";
+            case "soc" -> "BoardTop_" + board.id.replace('-', '_');
             default -> "OffloadSelfTestBoard";
         };
     }
@@ -107,9 +115,9 @@ public final class FpgaFlow {
         return config.equals("soc") ? SOC_CLOCK_HZ : board.clockHz;
     }
 
-    /** Whether the SoC is wrapped in its board top (PLL, reset, pins): the ULX3S. */
+    /** Whether the SoC is wrapped in its board top (PLL, reset, pins): every board that takes the SoC. */
     boolean boardTop() {
-        return config.equals("soc") && board == Board.ULX3S;
+        return config.equals("soc");
     }
 
     /** Whether the design is synthesized with its hierarchy kept (core and SoC, for the area per block). */
@@ -124,7 +132,14 @@ public final class FpgaFlow {
 
     /** The pin file of the design's top. */
     String constraints() {
-        return boardTop() ? "constraints/ulx3s/ulx3s-soc.lpf" : board.constraints;
+        if (!boardTop()) {
+            return board.constraints;
+        }
+        return switch (board) {
+            case ULX3S -> "constraints/ulx3s/ulx3s-soc.lpf";
+            case ARTY_A7_100T -> "constraints/arty-a7-100t/arty-a7-100t-soc.xdc";
+            default -> throw new IllegalStateException("no board top for " + board.id);
+        };
     }
 
     /** The SoC's clock after the board's PLL: a whole multiple of 3 Mbaud × 8 UART samples. */
@@ -133,14 +148,17 @@ public final class FpgaFlow {
     static final long SOC_BAUD = 3_000_000L;
 
     /**
-     * The board SoC as a board runs it: 48 MHz (the ULX3S's 25 MHz through its PLL), 3 Mbaud, 32 KiB firmware RAM
-     * with the image of {@code firmware/}, 8 LEDs, 7 buttons, {@code RnicCore} at W = 32 with two QPs, 64 KiB of
-     * board memory — the configuration the simulated SoC tests run.
+     * The board SoC as a board runs it: 48 MHz (the board's oscillator through its PLL), 3 Mbaud, 32 KiB firmware RAM
+     * with the image of {@code firmware/}, the board's LEDs and buttons (ULX3S 8 and 7, Arty 4 and 4),
+     * {@code RnicCore} at W = 32 with two QPs, 64 KiB of board memory — the configuration the simulated SoC tests
+     * run.
      */
-    static BoardSocConfig socConfig() throws IOException {
+    static BoardSocConfig socConfig(Board board) throws IOException {
         byte[] bin = Files.readAllBytes(rnic.board.Firmware.build("board.bin"));
-        return new BoardSocConfig(SOC_CLOCK_HZ, SOC_BAUD, 32 * 1024, BoardSocConfig.words(bin), 8, 7, 0x0B0A_0001,
-                RnicConfig.defaults().withDataWidth(32).withQpCount(2), 64 * 1024);
+        int leds = board == Board.ARTY_A7_100T ? 4 : 8;
+        int buttons = board == Board.ARTY_A7_100T ? 4 : 7;
+        return new BoardSocConfig(SOC_CLOCK_HZ, SOC_BAUD, 32 * 1024, BoardSocConfig.words(bin), leds, buttons,
+                0x0B0A_0001, RnicConfig.defaults().withDataWidth(32).withQpCount(2), 64 * 1024);
     }
 
     void run() throws IOException {
@@ -182,12 +200,8 @@ public final class FpgaFlow {
                     RnicConfig.defaults().withDataWidth(64));
             Rtl.generateBlock(rtl, core);
         } else if (config.equals("soc")) {
-            BoardSocConfig c = socConfig();
-            if (boardTop()) {
-                Rtl.generate(rtl, () -> new BoardTop(c, BoardPll.Kind.ECP5_25_TO_48, top()));
-            } else {
-                Rtl.generate(rtl, () -> new BoardSoc(c));
-            }
+            BoardSocConfig c = socConfig(board);
+            Rtl.generate(rtl, () -> board == Board.ULX3S ? BoardTop.ulx3s(c) : BoardTop.artyA7(c));
         } else {
             SelfTestConfig cfg = SelfTestConfig.board(board.clockHz);
             Rtl.generate(rtl, () -> new OffloadSelfTestBoard(cfg, "OffloadSelfTestBoard"));
@@ -350,7 +364,7 @@ public final class FpgaFlow {
             tcl.append("opt_design\nplace_design\nroute_design\n");
             tcl.append("report_timing_summary -file $out/vivado_timing.rpt\n");
         } else {
-            tcl.append("read_xdc ").append(new File(board.constraints).getAbsolutePath()).append('\n');
+            tcl.append("read_xdc ").append(new File(constraints()).getAbsolutePath()).append('\n');
             tcl.append("synth_design -top ").append(top()).append(" -part ").append(board.device).append('\n');
             tcl.append("opt_design\nplace_design\nroute_design\n");
             tcl.append("report_utilization -file $out/vivado_utilization.rpt\n");
