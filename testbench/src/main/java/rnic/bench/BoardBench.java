@@ -12,6 +12,7 @@ import rnic.sim.serial.SimSerialLine;
 import rnic.sim.serial.UartAgent;
 import rnic.transport.serial.BoardLink;
 import rnic.transport.serial.HostLink;
+import rnic.tools.Launcher;
 
 /**
  * {@code ./rnic bench board}: the board's host link and the demo through it, on the simulated board (48 MHz, 3 Mbaud,
@@ -35,9 +36,7 @@ public final class BoardBench {
     }
 
     public static void main(String[] args) throws Exception {
-        if (System.getProperty("rnic.simDir") == null) {
-            System.setProperty("rnic.simDir", Path.of("build", "sim").toString());
-        }
+        Launcher.useBuildSimDir();
         link();
         demo();
         System.exit(0);

@@ -24,6 +24,7 @@ import rnic.transport.serial.HostLink;
 import rnic.transport.serial.JsscSerialLine;
 import rnic.transport.serial.SerialLine;
 import rnic.transport.serial.SerialTransport;
+import rnic.tools.Launcher;
 
 /**
  * {@code ./rnic demo --board sim|DEVICE}: the demo's operations ({@link DemoScenario}, unchanged) with host a on a
@@ -101,17 +102,8 @@ public final class BoardDemo {
     }
 
     public static void main(String[] args) throws IOException {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
-            return;
-        }
-        if (System.getProperty("rnic.simDir") == null) {
-            System.setProperty("rnic.simDir", Path.of("build", "sim").toString());
-        }
+        Options o = Launcher.parseOrExit(args, Options::parse);
+        Launcher.useBuildSimDir();
         PrintStream out = System.out;
         Result r = run(o, line -> out.println("  " + line));
         print(out, o, r);

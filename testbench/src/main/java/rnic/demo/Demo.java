@@ -16,6 +16,7 @@ import rnic.sim.RnicSystem;
 import rnic.sim.SimModel;
 import rnic.sim.tcp.TcpChannel;
 import rnic.sim.tcp.TcpOptions;
+import rnic.tools.Launcher;
 
 /**
  * {@code ./rnic demo}: two RNICs in Verilator ({@link RnicPair}), each driven by its own host running the real
@@ -74,14 +75,7 @@ public final class Demo {
     }
 
     public static void main(String[] args) throws IOException {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
-            return;
-        }
+        Options o = Launcher.parseOrExit(args, Options::parse);
         PrintStream out = System.out;
         Result r = run(o, line -> out.println("  " + line));
         print(out, o, r);

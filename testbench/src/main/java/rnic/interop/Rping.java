@@ -11,6 +11,7 @@ import rnic.hw.top.RnicConfig;
 import rnic.hw.top.RnicPair;
 import rnic.sim.RnicSystem;
 import rnic.sim.SimModel;
+import rnic.tools.Launcher;
 
 /**
  * {@code ./rnic rping}: rdma-core's rping ({@link RpingPeer}, on the verbs/cm API) on a simulated RnicCore whose TCP
@@ -178,17 +179,8 @@ public final class Rping {
 
     /** Entry point of {@code ./rnic rping}. */
     public static void main(String[] args) throws IOException {
-        Command c;
-        try {
-            c = parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println(e.getMessage());
-            System.exit(2);
-            return;
-        }
-        if (System.getProperty("rnic.simDir") == null) {
-            System.setProperty("rnic.simDir", Path.of("build", "sim").toString());
-        }
+        Command c = Launcher.parseOrExit(args, Rping::parse);
+        Launcher.useBuildSimDir();
         long t0 = System.nanoTime();
         RpingPeer.Result r = run(c.options(), c.pcap(), System.out, System.err);
         boolean ok = r.ok(c.options().count()) && (c.options().count() > 0 || r.iterations() > 0);

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import rnic.sim.pcap.TcpEndpoint;
+import rnic.tools.Launcher;
 
 /**
  * {@code ./rnic interop siw [--sizes 64,4096,65000] [--count N] [--crc off|on|both] [--only golden|rtl|all]
@@ -271,10 +272,8 @@ public final class SiwInterop {
 
     /** Entry point of {@code ./rnic interop siw}. */
     public static void main(String[] args) throws IOException {
-        if (System.getProperty("rnic.simDir") == null) {
-            // the RTL rows' Verilator model lives with ./rnic demo's and ./rnic rping's (compiled once)
-            System.setProperty("rnic.simDir", Path.of("build", "sim").toString());
-        }
+        // the RTL rows' Verilator model lives with ./rnic demo's and ./rnic rping's (compiled once)
+        Launcher.useBuildSimDir();
         List<Integer> sizes = List.of(64, 4096, 65000);
         int count = 10;
         String crcMode = "both";

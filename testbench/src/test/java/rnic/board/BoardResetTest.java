@@ -85,8 +85,8 @@ class BoardResetTest {
 
     @Test
     void aResetMidRunIsReportedAndTheDeviceWorksAfterReopening() throws Exception {
-        BoardSocTest.model().run("reset", 11, tb -> {
-            UartAgent uart = BoardSocTest.boot(tb);
+        BoardSim.model().run("reset", 11, tb -> {
+            UartAgent uart = BoardSim.boot(tb);
             ResetPin reset = tb.add(new ResetPin(tb));
             SimSerialLine line = new SimSerialLine(tb, uart, BoardSocTest.CLOCK, BoardSocTest.BIT);
             InetAddress lo = InetAddress.getLoopbackAddress();

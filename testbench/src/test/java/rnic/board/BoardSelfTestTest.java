@@ -42,7 +42,7 @@ class BoardSelfTestTest {
         BoardSelfTest[] result = new BoardSelfTest[1];
         int[] leds = new int[1];
         model.run(name, 3, tb -> {
-            UartAgent uart = BoardSocTest.boot(tb);
+            UartAgent uart = BoardSim.boot(tb);
             SimSerialLine line = new SimSerialLine(tb, uart, BoardSocTest.CLOCK, BoardSocTest.BIT);
             try (HostLink link = new HostLink(line, Duration.ofMillis(5))) {
                 link.connect(Duration.ofMillis(100));
@@ -59,7 +59,7 @@ class BoardSelfTestTest {
 
     @Test
     void theFirmwareSelfTestPassesOnTheSocsRnicCore() throws Exception {
-        BoardSelfTest r = selfTestOf(BoardSocTest.model(), "selftest");
+        BoardSelfTest r = selfTestOf(BoardSim.model(), "selftest");
         assertEquals(BoardSelfTest.CHECKS.size(), r.checks());
         assertEquals(List.of(), r.failed(), r.report());
         assertTrue(r.ok());
@@ -73,7 +73,7 @@ class BoardSelfTestTest {
 
     @Test
     void aWrongExpectedVectorMakesTheSelfTestFail() throws Exception {
-        BoardSelfTest r = selfTestOf(BoardSocTest.model(Firmware.build("fault/board.bin")), "selftest-fault");
+        BoardSelfTest r = selfTestOf(BoardSim.model(Firmware.build("fault/board.bin")), "selftest-fault");
         assertFalse(r.ok());
         assertEquals(List.of(BoardSelfTest.CHECKS.get(0)), r.failed(), r.report());
         assertEquals(0x52239983, r.fig5Crc(), "the hardware still computed the document's CRC");

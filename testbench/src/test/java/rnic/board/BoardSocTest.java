@@ -9,7 +9,6 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import rnic.hw.board.BoardSoc;
 import rnic.hw.board.TcpBridge;
-import rnic.sim.SimModel;
 import rnic.sim.Tb;
 import rnic.sim.serial.SimSerialLine;
 import rnic.sim.serial.UartAgent;
@@ -32,27 +31,13 @@ class BoardSocTest {
     static final int MEMORY = BoardSim.MEMORY;
     static final Duration CALL = Duration.ofMillis(200);
 
-    static SimModel<BoardSoc> model() throws Exception {
-        return BoardSim.model();
-    }
-
-    /** The SoC with the firmware image {@code image} in its RAM (see {@link BoardSim#model(java.nio.file.Path)}). */
-    static SimModel<BoardSoc> model(java.nio.file.Path image) throws Exception {
-        return BoardSim.model(image);
-    }
-
-    /** Brings the simulated board out of reset with its UART's far end attached, buttons released. */
-    static UartAgent boot(Tb<BoardSoc> tb) {
-        return BoardSim.boot(tb);
-    }
-
     interface LinkBody {
         void run(Tb<BoardSoc> tb, BoardLink board, HostLink link) throws Exception;
     }
 
     static void withBoard(long seed, boolean noisy, LinkBody body) throws Exception {
-        model().run(noisy ? "noisy" : "clean", seed, tb -> {
-            UartAgent uart = boot(tb);
+        BoardSim.model().run(noisy ? "noisy" : "clean", seed, tb -> {
+            UartAgent uart = BoardSim.boot(tb);
             SerialLine line = new SimSerialLine(tb, uart, CLOCK, BIT);
             NoisyLine noise = noisy ? new NoisyLine(line, 300, 300, 300, seed) : null;
             try (HostLink link = new HostLink(noisy ? noise : line, Duration.ofMillis(5))) {

@@ -48,8 +48,8 @@ class SerialTransportBoardTest {
 
     @Test
     void verbsOnTheBoardOverTheSerialLine() throws Exception {
-        BoardSocTest.model().run("serialTransport", 7, tb -> {
-            UartAgent uart = BoardSocTest.boot(tb);
+        BoardSim.model().run("serialTransport", 7, tb -> {
+            UartAgent uart = BoardSim.boot(tb);
             SimSerialLine line = new SimSerialLine(tb, uart, BoardSocTest.CLOCK, BoardSocTest.BIT);
             try (SerialTransport t = new SerialTransport(line, InetAddress.getLoopbackAddress(),
                     Duration.ofMillis(5), CALL)) {
@@ -71,8 +71,8 @@ class SerialTransportBoardTest {
      */
     @Test
     void verbsOnTheBoardThroughAPseudoTerminalOpenedWithJssc() throws Exception {
-        BoardSocTest.model().run("pty", 9, tb -> {
-            UartAgent uart = BoardSocTest.boot(tb);
+        BoardSim.model().run("pty", 9, tb -> {
+            UartAgent uart = BoardSim.boot(tb);
             try (PtyUart pty = tb.add(new PtyUart(tb, uart, BoardSocTest.CLOCK, BoardSocTest.BIT))) {
                 AtomicReference<Throwable> failure = new AtomicReference<>();
                 AtomicReference<long[]> result = new AtomicReference<>();

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 import rnic.hdl.Rtl;
 import rnic.hw.board.BoardSocConfig;
 import rnic.hw.board.BoardTop;
@@ -18,7 +17,7 @@ import rnic.hw.top.RnicConfig;
 import spinal.core.Component;
 
 /**
- * {@code ./rnic fpga --board B [--config selftest|core|soc] [--seed N]}: the FPGA flow of one board, output under
+ * {@code ./rnic fpga --board B [--config selftest|core|soc] [--width W] [--qps N] [--seed N]}: the FPGA flow of one board, output under
  * {@code build/fpga/<board>/<config>/}. Without {@code --config}, a board gets the biggest design it holds: the board
  * SoC on the ULX3S and the Arty A7, the offload self-test on the iCE40 boards.
  *
@@ -29,10 +28,9 @@ import spinal.core.Component;
  *       ecppack commands in {@code pnr.sh} (those tools are not packaged for this machine). Xilinx: yosys
  *       {@code synth_xilinx} for the utilisation estimate, and {@code vivado.tcl}, a non-project Vivado script with
  *       the board's XDC that ends in a bitstream.</li>
- *   <li>{@code core}: the whole {@code RnicCore} (W = 64, the default configuration) synthesized with the hierarchy
- *       kept, for its utilisation per block; no pins (it has no board top yet), so a Vivado out-of-context script.
- *       The per-connection MPA receive hold FIFOs (65,536 octets each) are left out as black boxes: no FPGA of these
- *       boards holds four of them, and the bounded receive buffer that replaces them is being built.</li>
+ *   <li>{@code core}: the whole {@code RnicCore} (default W = 64 and the default QP count; {@code --width} and
+ *       {@code --qps} choose others) synthesized with the hierarchy kept, for its utilisation per block; no pins, so
+ *       a Vivado out-of-context script.</li>
  *   <li>{@code soc}: the whole board SoC, {@link rnic.hw.board.BoardSoc} as {@link #socConfig} configures it for a board — the RV32IM
  *       core with its firmware image in RAM (built with {@code firmware/}'s Makefile), crossbar, UART, board registers,
  *       TCP bridge, board memory and {@code RnicCore} at W = 32 with two QPs — synthesized with the hierarchy kept
@@ -51,12 +49,21 @@ public final class FpgaFlow {
     private final File out;
     private final File rtl;
     private final int seed;
+    /** The core's configuration for {@code --config core}. */
+    private final RnicConfig core;
 
     FpgaFlow(Board board, String config, int seed, File root) {
+        this(board, config, seed, root, RnicConfig.defaults().withDataWidth(64));
+    }
+
+    FpgaFlow(Board board, String config, int seed, File root, RnicConfig core) {
         this.board = board;
         this.config = config;
         this.seed = seed;
-        this.out = new File(root, board.id + "/" + config);
+        this.core = core;
+        boolean defaultCore = core.dataWidth() == 64 && core.qpCount() == RnicConfig.defaults().qpCount();
+        this.out = new File(root, board.id + "/" + config + (config.equals("core") && !defaultCore
+                ? "-w" + core.dataWidth() + "-qp" + core.qpCount() : ""));
         this.rtl = new File(out, "rtl");
     }
 
@@ -64,11 +71,15 @@ public final class FpgaFlow {
         String board = null;
         String config = null;
         int seed = 1;
+        int width = 64;
+        int qps = RnicConfig.defaults().qpCount();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--board" -> board = args[++i];
                 case "--config" -> config = args[++i];
                 case "--seed" -> seed = Integer.parseInt(args[++i]);
+                case "--width" -> width = Integer.parseInt(args[++i]);
+                case "--qps" -> qps = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException(usage());
             }
         }
@@ -86,7 +97,11 @@ public final class FpgaFlow {
             throw new IllegalArgumentException("the board SoC does not fit an iCE40; --config soc is for "
                     + "ulx3s and arty-a7-100t");
         }
-        new FpgaFlow(b, config, seed, new File("build/fpga")).run();
+        if ((width != 64 || qps != RnicConfig.defaults().qpCount()) && !config.equals("core")) {
+            throw new IllegalArgumentException("--width and --qps choose the core of --config core; " + usage());
+        }
+        new FpgaFlow(b, config, seed, new File("build/fpga"),
+                RnicConfig.defaults().withDataWidth(width).withQpCount(qps)).run();
     }
 
     /** What {@code --board b} builds without {@code --config}: the board SoC where it fits, else the self-test. */
@@ -95,7 +110,8 @@ public final class FpgaFlow {
     }
 
     static String usage() {
-        StringBuilder s = new StringBuilder("usage: fpga --board B [--config selftest|core|soc] [--seed N]; boards:");
+        StringBuilder s = new StringBuilder("usage: fpga --board B [--config selftest|core|soc] [--width W] [--qps N]"
+                + " [--seed N]; boards:");
         for (Board b : Board.values()) {
             s.append(' ').append(b.id);
         }
@@ -161,7 +177,24 @@ public final class FpgaFlow {
                 0x0B0A_0001, RnicConfig.defaults().withDataWidth(32).withQpCount(2), 64 * 1024);
     }
 
-    void run() throws IOException {
+    /**
+     * What a run synthesized: the design's area (as the utilisation report counts it), the device, and yosys's cell
+     * counts per module (with the hierarchy kept, every module of the design; else the top only).
+     */
+    record Result(Family.Area area, Board.Capacity capacity, Map<String, Integer> totals,
+            Map<String, Map<String, Integer>> modules) {
+        /** Share of the device's LUT sites used, in percent. */
+        double lutPercent(Family f) {
+            return 100.0 * area.lutSites(f) / capacity.lut();
+        }
+
+        /** Share of the device's block RAM used, in percent. */
+        double bramPercent() {
+            return 100.0 * area.bram() / capacity.bram();
+        }
+    }
+
+    Result run() throws IOException {
         out.mkdirs();
         Files.writeString(new File(out, "versions.txt").toPath(), FpgaTools.versions() + "\n");
         System.out.println("[fpga] " + board.id + " (" + board.device + "), " + config + ": generating " + top());
@@ -169,7 +202,8 @@ public final class FpgaFlow {
         System.out.println("[fpga] yosys " + board.family.synthFlat.split(" ")[0] + " (log " + new File(out,
                 "yosys.log") + ")");
         Map<String, Map<String, Integer>> stat = synthesize();
-        Family.Area area = board.family.area(FpgaTools.statTotals(statText()));
+        Map<String, Integer> totals = FpgaTools.statTotals(statText());
+        Family.Area area = board.family.area(totals);
         String util = utilisation(area);
         StringBuilder report = new StringBuilder(util);
         if (hier()) {
@@ -185,6 +219,7 @@ public final class FpgaFlow {
         Files.writeString(new File(out, "utilisation.txt").toPath(), report.toString());
         System.out.println(report);
         System.out.println("[fpga] tool versions:\n" + FpgaTools.versions());
+        return new Result(area, board.capacity, totals, stat);
     }
 
     private void generate() throws IOException {
@@ -196,9 +231,9 @@ public final class FpgaFlow {
         rtl.mkdirs();
         if (config.equals("core")) {
             // The same Verilog `./rnic generate` writes, one file per module.
-            Supplier<? extends Component> core = () -> new rnic.hw.top.RnicCore(
-                    RnicConfig.defaults().withDataWidth(64));
-            Rtl.generateBlock(rtl, core);
+            RnicConfig cfg = core;
+            Supplier<? extends Component> top = () -> new rnic.hw.top.RnicCore(cfg);
+            Rtl.generateBlock(rtl, top);
         } else if (config.equals("soc")) {
             BoardSocConfig c = socConfig(board);
             Rtl.generate(rtl, () -> board == Board.ULX3S ? BoardTop.ulx3s(c) : BoardTop.artyA7(c));
@@ -208,23 +243,12 @@ public final class FpgaFlow {
         }
     }
 
-    /** The modules left out of the core as black boxes (see the class comment). */
-    static final Pattern CORE_BLACKBOX = Pattern.compile("StreamFifo_AxisBeat_\\d+x(8192|16384|32768)(_Conn)?");
-
     private Map<String, Map<String, Integer>> synthesize() throws IOException {
         StringBuilder ys = new StringBuilder();
         for (String f : FpgaTools.verilogFiles(rtl)) {
             ys.append("read_verilog -defer ").append(f).append('\n');
         }
         ys.append("hierarchy -top ").append(top()).append('\n');
-        if (config.equals("core")) {
-            for (String f : FpgaTools.verilogFiles(rtl)) {
-                String m = new File(f).getName().replaceAll("\\.v$", "");
-                if (CORE_BLACKBOX.matcher(m).matches()) {
-                    ys.append("blackbox ").append(m).append('\n');
-                }
-            }
-        }
         String synth = hier() ? board.family.synthHier : board.family.synthFlat;
         ys.append(synth).append(" -top ").append(top()).append('\n');
         // synth_xilinx has no -json; write_json works after every synth_* command.
@@ -248,7 +272,7 @@ public final class FpgaFlow {
         };
         StringBuilder s = new StringBuilder();
         s.append(String.format(Locale.ROOT, "%s%s on %s (%s), yosys %s%n", top(),
-                config.equals("core") ? " (W=64, default RnicConfig; MPA receive hold FIFOs left out)"
+                config.equals("core") ? " (W=" + core.dataWidth() + ", " + core.qpCount() + " QPs)"
                         : config.equals("soc") ? " (RV32IM + firmware, 32 KiB RAM, 64 KiB board memory, RnicCore W=32 "
                         + "2 QPs; hierarchy kept" + (boardTop() ? "; with PLL and reset synchroniser" : "") + ")"
                         : "",
