@@ -31,6 +31,10 @@ public record RnicConfig(DdpConfig ddp, int cqCount, int mss) {
         if (ddp == null) {
             throw new IllegalArgumentException("ddp configuration missing");
         }
+        if (ddp.qpCount() < 2) {
+            // QP numbers index per-QP state with at least one bit; a one-QP core is not built (use two).
+            throw new IllegalArgumentException("a core has 2 … " + MAX_QPS + " QPs, got " + ddp.qpCount());
+        }
         if (ddp.qpCount() > MAX_QPS) {
             throw new IllegalArgumentException("at most " + MAX_QPS + " QPs fit the register map, got "
                     + ddp.qpCount());
