@@ -52,17 +52,19 @@ import rnic.wire.QpState;
  * <p>What b's application must see, without polling anything but its CQ and its two event channels:
  * <ul>
  *   <li>FIN: every Send before it placed and completed SUCCESS with its exact octets, in order (RFC 5044 §7.2: the
- *       FIN comes after them in the stream); then the QP in ERR, one QP_ERROR entry MPA_ERROR / E-M1 TCP_CLOSED on its
- *       CQ, the receives still posted completed FLUSH_ERROR (DDP-27), the asynchronous events QP_ERROR (E-M1) and
- *       TCP_CLOSED (DDP-28), the connection manager's {@code Disconnected(PEER_CLOSED)} (MPA-41).</li>
+ *       FIN comes after them in the stream); then the QP in ERR with the cause MPA_ERROR / E-M1 TCP_CLOSED
+ *       ({@link QueuePair#error()}; at most one QP_ERROR entry on its CQ, with that cause), the receives still posted
+ *       completed FLUSH_ERROR (DDP-27) and so do a receive and a Send posted afterwards, the asynchronous events
+ *       QP_ERROR (E-M1) and TCP_CLOSED (DDP-28), the connection manager's {@code Disconnected(PEER_CLOSED)}
+ *       (MPA-41).</li>
  *   <li>RST: octets the core had not taken when the reset came are discarded (RFC 793 §3.4); every whole FPDU among
  *       the octets it had taken is placed (the golden count: octets taken over the FPDU size, 2 + 18 + {@value #LEN}
- *       + 4 with Rev 1 frames, no Markers, no RTR), nothing after; the same ERR, entry, flushes and events, and
+ *       + 4 with Rev 1 frames, no Markers, no RTR), nothing after; the same ERR, cause, flushes and events, and
  *       {@code Disconnected(RESET)}.</li>
  *   <li>Nothing is placed after the stream ended: the buffers of the flushed receives keep their fill octets, also
  *       after a further wait.</li>
  * </ul>
- * Run time: about 15 s for both cases with the model compiled (each about 40 k cycles).
+ * Run time: about 20 s for both cases with the model compiled.
  */
 @Tag("verilator")
 class PeerCloseSystemTest {
@@ -139,7 +141,7 @@ class PeerCloseSystemTest {
 
     /** What b saw, checked in the test thread. */
     private record Seen(int success, int flushed, int pendingAtFin, long taken, List<AsyncEvent> events,
-            Connection.CloseReason reason, QpState state, Completion error) {
+            Connection.CloseReason reason, QpState state, Completion error, List<String> late) {
     }
 
     private static Seen receiver(Transport t, RnicSystem sys, boolean reset) {
@@ -208,12 +210,35 @@ class PeerCloseSystemTest {
                         + RECVS + " receives completed");
                 t.advance();
             }
+            // Requests posted now, with the QP in ERR, complete with a flush error too.
+            qp.postRecv(RecvRequest.of(mr.sge(0, LEN)).withId(200));
+            qp.postSend(WorkRequest.send(mr.sge(0, 8)).withId(300));
+            List<String> late = new ArrayList<>();
+            start = dev.nanoTime();
+            while (late.size() < 2) {
+                int n = cq.poll(out);
+                for (int i = 0; i < n; i++) {
+                    if (out[i].opcode() == CompletionOpcode.QP_ERROR) { // the error entry may come after the flushes
+                        assertEquals(null, error, "b: a second error entry " + out[i]);
+                        error = out[i].copy();
+                    } else {
+                        late.add(out[i].wrId() + " " + out[i].opcode() + " " + out[i].status());
+                    }
+                }
+                assertTrue(dev.nanoTime() - start < LONG.toNanos(), "b: requests posted in ERR gave only " + late);
+                t.advance();
+            }
             // Nothing is placed after the end of the stream, also later: placed messages intact, the rest untouched.
             long later = dev.nanoTime();
             while (dev.nanoTime() - later < 20_000) {
                 t.advance();
             }
-            assertEquals(0, cq.poll(out), "b: a completion after the flush");
+            int n = cq.poll(out);
+            if (n == 1 && error == null && out[0].opcode() == CompletionOpcode.QP_ERROR) {
+                error = out[0].copy();
+                n = 0;
+            }
+            assertEquals(0, n, "b: a completion after the flush");
             for (int r = 0; r < RECVS; r++) {
                 byte[] got = buf.get((long) r * LEN, LEN);
                 if (r < success) {
@@ -225,7 +250,10 @@ class PeerCloseSystemTest {
                 }
             }
             long taken = sys.rxDriver(1, qp.number()).octets();
-            return new Seen(success, flushed, pendingAtFin, taken, events, gone.reason(), qp.state(), error);
+            if (error == null) { // no error entry on the CQ: the cause as the driver reads it (QP_ERROR)
+                error = qp.error();
+            }
+            return new Seen(success, flushed, pendingAtFin, taken, events, gone.reason(), qp.state(), error, late);
         }
     }
 
@@ -242,7 +270,7 @@ class PeerCloseSystemTest {
     private static void common(Seen s) {
         assertEquals(QpState.ERR, s.state(), "b's QP after the end of its stream");
         assertEquals(RECVS, s.success() + s.flushed());
-        assertNotNull(s.error(), "b: no QP_ERROR entry on the CQ");
+        assertNotNull(s.error(), "b: QueuePair.error() names no cause");
         assertEquals(CqeKind.MPA_ERROR, s.error().cqeKind(), s.error().toString());
         assertEquals(MpaErrorCode.TCP_CLOSED, s.error().mpaError(), s.error().toString());
         AsyncEvent qpError = null;
@@ -258,6 +286,8 @@ class PeerCloseSystemTest {
         assertNotNull(closed, "no TCP_CLOSED event: " + s.events());
         assertEquals(CqeKind.MPA_ERROR, qpError.kind(), qpError.toString());
         assertEquals(MpaErrorCode.TCP_CLOSED, qpError.mpaError(), qpError.toString());
+        assertEquals(List.of("200 RECV FLUSH_ERROR", "300 SEND FLUSH_ERROR"), s.late().stream().sorted().toList(),
+                "requests posted in ERR");
     }
 
     /**
