@@ -32,7 +32,10 @@ import rnic.wire.WqeOpcode;
  * <p><b>Errors.</b> A Terminate sent or received or an MPA error puts the QP into ERR in the core; the driver sees it
  * from the completion entry (reported as a {@link CompletionOpcode#QP_ERROR} completion with the mapped status) or
  * from QP_STATE ({@link #state()}), and then flushes: every work request not completed by the core (from QP_SQ_CONS /
- * QP_RQ_CONS up to the producer index) gets a {@link CompletionStatus#FLUSH_ERROR} completion, signaled or not.
+ * QP_RQ_CONS up to the producer index) gets a {@link CompletionStatus#FLUSH_ERROR} completion, signaled or not; so
+ * does every work request posted while the driver knows the QP is in ERR (verbs semantics; it never reaches the core).
+ * The peer's FIN or RST ends the QP the same way: the transport marks the end of the TCP stream after its last octet
+ * ({@code TcpRxBeat.fin}), the core places every FPDU before it and then fails the QP with E-M1 (MPA-41, DDP-28).
  *
  * <p><b>Posting.</b> Every check runs before anything is written: state (sends in RTS or SQD, receives from INIT to
  * SQE), local buffers against their memory regions (the core does not check local accesses), ORD for Reads and
@@ -523,7 +526,7 @@ public final class QueuePair implements AutoCloseable {
         checkSend(wr);
         ensureSendRoom(wr.operation().slots());
         writeSend(wr);
-        ctx.sqDoorbell(sqProd);
+        sendDoorbell();
     }
 
     /** Posts work requests in order, all or none, with one doorbell. */
@@ -537,7 +540,7 @@ public final class QueuePair implements AutoCloseable {
         for (WorkRequest wr : wrs) {
             writeSend(wr);
         }
-        ctx.sqDoorbell(sqProd);
+        sendDoorbell();
     }
 
     /** Posts one receive buffer. */
@@ -545,7 +548,7 @@ public final class QueuePair implements AutoCloseable {
         checkRecv(rr);
         ensureRecvRoom(1);
         writeRecv(rr);
-        ctx.rqDoorbell(rqProd);
+        recvDoorbell();
     }
 
     /** Posts receive buffers in order, all or none, with one doorbell. */
@@ -557,7 +560,30 @@ public final class QueuePair implements AutoCloseable {
         for (RecvRequest rr : rrs) {
             writeRecv(rr);
         }
-        ctx.rqDoorbell(rqProd);
+        recvDoorbell();
+    }
+
+    /**
+     * Rings the send doorbell; in ERR (seen by the driver) the core takes no work request, so what was just posted is
+     * flushed instead (verbs: a request posted to a QP in ERR completes with a flush error; DDP-27).
+     */
+    private void sendDoorbell() {
+        if (state == QpState.ERR && errorHandled) {
+            sqFlushEnd = sqProd;
+            sendCq.flush(this);
+        } else {
+            ctx.sqDoorbell(sqProd);
+        }
+    }
+
+    /** Rings the receive doorbell, or in ERR flushes what was just posted (see {@link #sendDoorbell}). */
+    private void recvDoorbell() {
+        if (state == QpState.ERR && errorHandled) {
+            rqFlushEnd = rqProd;
+            recvCq.flush(this);
+        } else {
+            ctx.rqDoorbell(rqProd);
+        }
     }
 
     private void checkSend(WorkRequest wr) {
@@ -565,9 +591,9 @@ public final class QueuePair implements AutoCloseable {
         if (wr == null) {
             throw new IllegalArgumentException("work request is null");
         }
-        if (state != QpState.RTS && state != QpState.SQD) {
+        if (state != QpState.RTS && state != QpState.SQD && !(state == QpState.ERR && errorHandled)) {
             throw new WrongStateException(state, "QP " + number + " is in " + state
-                    + ": send work requests are posted in RTS (or SQD)");
+                    + ": send work requests are posted in RTS (or SQD), and in ERR, where they are flushed");
         }
         WorkRequest.Operation op = wr.operation();
         Sge l = wr.local();
@@ -611,9 +637,9 @@ public final class QueuePair implements AutoCloseable {
         if (rr == null) {
             throw new IllegalArgumentException("receive request is null");
         }
-        if (state == QpState.RESET || state == QpState.ERR) {
+        if (state == QpState.RESET) {
             throw new WrongStateException(state, "QP " + number + " is in " + state
-                    + ": receive buffers are posted from INIT on, and not in ERR");
+                    + ": receive buffers are posted from INIT on (in ERR they are flushed)");
         }
         if (rr.buffer().length() > 0) {
             checkRegion(rr.buffer(), true, false, false);

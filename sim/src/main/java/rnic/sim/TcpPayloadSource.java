@@ -16,23 +16,32 @@ public final class TcpPayloadSource extends StreamSource<TcpPayloadSource.Beat> 
     public record Beat(byte[] data, int off, int len, long seq) {
     }
 
+    /** The data of the end-of-stream beat ({@link #end}): no octets, {@code fin} set. */
+    private static final byte[] END = new byte[0];
+
     private final int octets;
 
     private TcpPayloadSource(SimSignal valid, SimSignal ready, SimSignal tdata, SimSignal tkeep, SimSignal seq,
-            int octets, Pacer pacer) {
+            SimSignal fin, int octets, Pacer pacer) {
         super(valid, ready, b -> {
             tdata.setOctets(b.data, b.off, b.len);
             tkeep.set(b.len == 64 ? -1L : (1L << b.len) - 1);
             seq.set(b.seq & 0xFFFF_FFFFL);
+            fin.set(b.data == END);
         }, pacer);
         this.octets = octets;
+    }
+
+    /** Queues the end of the stream after everything queued so far: one beat, no octets, {@code fin} set (the FIN). */
+    public void end(long seq) {
+        push(new Beat(END, 0, 0, seq));
     }
 
     /** A source on a design's slave stream of {@link TcpRxBeat}, added to {@code tb}. */
     public static TcpPayloadSource on(Tb<?> tb, Stream<TcpRxBeat> port, Pacer pacer) {
         TcpRxBeat p = port.payload();
         return tb.add(new TcpPayloadSource(tb.signal(port.valid()), tb.signal(port.ready()), tb.signal(p.tdata),
-                tb.signal(p.tkeep), tb.signal(p.seq), p.dataWidth / 8, pacer));
+                tb.signal(p.tkeep), tb.signal(p.seq), tb.signal(p.fin), p.dataWidth / 8, pacer));
     }
 
     /** Octets per beat. */

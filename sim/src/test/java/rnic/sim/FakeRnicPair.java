@@ -100,11 +100,12 @@ public final class FakeRnicPair extends HwComponent {
             Bool echo = regs.get(0).apply(q);
             UInt octets = regInit(p + "rxOctets_" + q, uint(32), U(0, 32));
             UInt lastSeq = regInit(p + "lastSeq_" + q, uint(32), U(0, 32));
-            set(out.valid(), and(in.valid(), echo));
+            // The end of the stream (fin, no octets) is taken, not echoed: a core sends nothing because of it.
+            set(out.valid(), and(in.valid(), echo, not(in.payload().fin)));
             set(out.payload().tdata, in.payload().tdata);
             set(out.payload().tkeep, in.payload().tkeep);
             set(out.payload().tlast, True());
-            set(in.ready(), or(not(echo), out.ready()));
+            set(in.ready(), or(not(echo), out.ready(), in.payload().fin));
             when(and(in.valid(), in.ready()), () -> {
                 set(octets, add(octets, CountOne$.MODULE$.apply(in.payload().tkeep).resize(32)));
                 set(lastSeq, in.payload().seq);

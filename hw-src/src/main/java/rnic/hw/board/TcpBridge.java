@@ -108,6 +108,8 @@ public final class TcpBridge extends HwComponent {
         set(push.payload().tdata, busif.writeData());
         set(push.payload().tkeep, keep);
         set(push.payload().seq, seq);
+        // The firmware has no FIN/RST message for a connection yet: the board's streams never end (TcpRxBeat.fin).
+        set(push.payload().fin, False());
         when(push.fire(), () -> set(seq, add(seq, popCount4(keep))));
         // One APB access at a time: a write of RX_SEQ and a push never happen in the same cycle.
         when(seqReg.hitDoWrite(), () -> set(seq, busif.writeData().asUInt()));

@@ -22,7 +22,9 @@ import spinal.lib.Stream;
  * goes out whole with the overflow kept as the start of the next one, otherwise its newly completed words go out. One
  * input beat per cycle; the output is registered. A beat whose {@code seq} is not the next expected sequence number
  * means the in-order byte stream has a hole (the LLP failed, E-M1): the stage passes a {@code lost} row after the last
- * complete word and drops everything after it.
+ * complete word and drops everything after it. The end of the stream ({@code fin}: the peer's FIN or RST, MPA-41) is
+ * treated the same way once the octets of its beat are in: a {@code lost} row after the last complete word, so every
+ * FPDU completed before the FIN is still validated and delivered and then the receiver reports E-M1.
  */
 public final class MpaRxAlign extends HwComponent {
 
@@ -111,6 +113,7 @@ public final class MpaRxAlign extends HwComponent {
         set(io.input.ready(), or(lost, and(step, not(hole))));
 
         when(and(step, io.input.valid(), hole), () -> set(lost, True()));
+        when(and(step, take, in.fin), () -> set(lost, True()));
         when(and(out.fire(), not(emit)), () -> set(lostSent, True()));
         when(step, () -> {
             when(rowDone, () -> {

@@ -115,6 +115,15 @@ public final class RdmapEngine extends HwComponent {
         public final Stream<LlpError> llpError;
         /** Sticky: a memory access of a placement, fetch or atomic got an error response. */
         public final Bool memoryError;
+        /**
+         * The receive side holds nothing of the segments that reached it: every one handed in on {@code rx} whose head
+         * was taken has been decided and placed, and no event is waiting on {@code events}. Together with a count of
+         * the segments handed in against {@link #headTaken}, it tells when an MPA end of stream may fail the QP
+         * without overtaking the completions of the ULPDUs before it.
+         */
+        public final Bool rxQuiet;
+        /** A pulse per segment head the receive checks took (one per segment handed in on {@code rx}). */
+        public final Bool headTaken;
 
         public Io(DdpConfig config) {
             this.config = config;
@@ -132,6 +141,8 @@ public final class RdmapEngine extends HwComponent {
             events = field("events", Streams.masterStream(() -> new RdmapRxControl.Event(c)));
             llpError = field("llpError", Streams.slaveStream(() -> new LlpError(c)));
             memoryError = field("memoryError", out(bool()));
+            rxQuiet = field("rxQuiet", out(bool()));
+            headTaken = field("headTaken", out(bool()));
         }
     }
 
@@ -389,6 +400,8 @@ public final class RdmapEngine extends HwComponent {
                 and(builder.io.done.fire(), builder.io.done.payload().error),
                 and(atomic.io.done.fire(), atomic.io.done.payload().error)), () -> set(memoryError, True()));
         set(io.memoryError, memoryError);
+        set(io.rxQuiet, and(control.io.quiet, not(control.io.header.valid())));
+        set(io.headTaken, control.io.headTaken);
 
         // ---- events: the receive side's own, and the requester's completions in submission order per QP ----
         Stream<RdmapRxControl.Event> rxAll = control.io.events;

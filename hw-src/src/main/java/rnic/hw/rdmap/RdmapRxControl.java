@@ -319,6 +319,14 @@ public final class RdmapRxControl extends HwComponent {
          * counts as failed from the next cycle, so later inbound segments are dropped (RFC 5040 §5.4, DDP-31).
          */
         public final Bits halt;
+        /** A pulse: stage 1 took a segment's head. */
+        public final Bool headTaken;
+        /**
+         * Nothing of the segments whose heads were taken is left here: none between the stages, every placement
+         * issued done, no event waiting to leave. With no head waiting either, every segment handed in has been
+         * decided, placed and its event shown (what an MPA end of stream, E-M1, waits for).
+         */
+        public final Bool quiet;
 
         public Io(DdpConfig c) {
             header = field("header", Streams.slaveStream(() -> new DdpRxHeaderInfo(c.qpBits())));
@@ -328,6 +336,8 @@ public final class RdmapRxControl extends HwComponent {
             place = field("place", Streams.masterStream(() -> new DdpPlacer.Command(DdpPlacer.DEFAULT_TAG_WIDTH)));
             placed = field("placed", in(bool()));
             consumed = field("consumed", in(bool()));
+            headTaken = field("headTaken", out(bool()));
+            quiet = field("quiet", out(bool()));
             events = field("events", Streams.masterStream(() -> new Event(c)));
             jobs = field("jobs", Streams.masterStream(() -> new Job(c)));
             terminates = field("terminates", Streams.masterStream(() -> new TerminateJob(c)));
@@ -753,7 +763,10 @@ public final class RdmapRxControl extends HwComponent {
         set(io.failed, catLsbFirst(failed));
 
         // Outputs wait until every placement issued before their segment is done.
-        connectGated(Streams.fifo(withSeq("ev", evIn, seq), OUTPUT_DEPTH), doneCount, io.events);
+        Stream<Sequenced<Event>> evQueued = Streams.fifo(withSeq("ev", evIn, seq), OUTPUT_DEPTH);
+        set(io.quiet, and(eq(inFlight, U(0, 4)), eq(seq, doneCount), not(evQueued.valid()), not(io.events.valid())));
+        set(io.headTaken, go);
+        connectGated(evQueued, doneCount, io.events);
         connectGated(Streams.fifo(withSeq("job", jobIn, seq), OUTPUT_DEPTH), wholeCount, io.jobs);
         connectGated(Streams.fifo(withSeq("term", termIn, seq), OUTPUT_DEPTH), wholeCount, io.terminates);
 

@@ -56,7 +56,9 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * segment it started). Segments the engine sends go to the framer of their QP. MULPDU comes from the framer
  * ({@code QP_MULPDU}) and is handed to the engine when the QP is opened at INIT→RTR. An MPA receiver failure (E-M1…3,
  * MPA-44) moves the QP to ERR at once and is reported once to the ring engine as an {@code mpaErrors} entry (an
- * MPA_ERROR completion); for a CRC, Marker or framing error the engine fails the QP at the same time and sends the
+ * MPA_ERROR completion); E-M1 — the end of the stream ({@code TcpRxBeat.fin}: the peer's FIN or RST, MPA-41, DDP-28)
+ * or a hole — waits until the engine has finished every ULPDU handed to it before (their segments decided and placed,
+ * their completion events taken by the ring engine), so the QP reaches ERR after their completions, not before; for a CRC, Marker or framing error the engine fails the QP at the same time and sends the
  * Terminate of docs/requirements.md §3.1 (Layer LLP, EType 0, the MPA Error Code, no headers) as its last segment on the
  * connection, whose transmitter keeps running in ERR once started (MPA-45: the error does not close TCP).
  *
@@ -121,6 +123,7 @@ public final class RnicCore extends HwComponent {
 
         // ---- per connection: framer and deframer, cleared while the QP is in RESET ----
         List<Bool> rxMid = new ArrayList<>();
+        List<Bool> mpaFailed = new ArrayList<>();
         for (int q = 0; q < n; q++) {
             RnicRegisterFile.QpControl qc = regs.io.qp.get(q);
             final int qp = q;
@@ -146,7 +149,8 @@ public final class RnicCore extends HwComponent {
             Streams.connect(io.tcpRx.get(q), k.tcpRx);
             RnicRegisterFile.QpStatus st = regs.io.qpStatus.get(q);
             set(st.mulpdu, k.mulpdu);
-            set(st.mpaFailed, k.failed);
+            mpaFailed.add(wire("conn" + q + "_mpaFailed", bool()));
+            set(st.mpaFailed, mpaFailed.get(q));
             set(st.mpaCode, k.errorCode);
             set(st.sqCons, rings.io.sqCons.apply(q));
             set(st.rqCons, rings.io.rqCons.apply(q));
@@ -183,6 +187,24 @@ public final class RnicCore extends HwComponent {
         for (int q = 0; q < n; q++) {
             set(rxMid.get(q), and(locked, eq(cur, U(q, qb))));
             set(conns.get(q).io.ulpdu.ready(), and(eq(sel, U(q, qb)), toEngine.ready()));
+        }
+
+        // Segments handed to the engine whose heads its receive checks have not taken yet (one head per segment).
+        Bool midUlpdu = regInit("rxMidUlpdu", bool(), False());
+        when(toEngine.fire(), () -> set(midUlpdu, not(last)));
+        Bool started = wire("rxSegmentStarted", and(toEngine.fire(), not(midUlpdu)));
+        UInt headsOwed = regInit("rxHeadsOwed", uint(8), U(0, 8));
+        when(and(started, not(engine.io.headTaken)), () -> set(headsOwed, add(headsOwed, U(1, 8))));
+        when(and(engine.io.headTaken, not(started)), () -> set(headsOwed, sub(headsOwed, U(1, 8))));
+        // The engine has finished every ULPDU handed to it so far: placed, and its completion event taken.
+        Bool engineDrained = wire("rxEngineDrained", and(eq(headsOwed, U(0, 8)), not(started), engine.io.rxQuiet));
+        for (int q = 0; q < n; q++) {
+            RnicConnection.Io k = conns.get(q).io;
+            // An end of stream (E-M1: the peer's FIN or RST, or a hole) fails the QP only once the engine is done
+            // with the ULPDUs delivered before it, so their completions are written before the QP is in ERR
+            // (MPA-41: everything before the FIN is delivered). CRC and Marker errors go at once, as before.
+            Bool endOfStream = eq(k.errorCode, U(rnic.wire.MpaErrorCode.TCP_CLOSED.code(), 8));
+            set(mpaFailed.get(q), and(k.failed, or(not(endOfStream), and(engineDrained, not(rxMid.get(q))))));
         }
 
         // ---- transmit: each segment to the connection of its QP ----
@@ -235,7 +257,7 @@ public final class RnicCore extends HwComponent {
         set(regs.io.qpError.payload().state, rings.io.qpError.payload().state);
         set(regs.io.qpError.payload().kind, rings.io.qpError.payload().kind);
         set(regs.io.qpError.payload().status, rings.io.qpError.payload().status);
-        mpaErrors(rings.io.mpaErrors, rings.config);
+        mpaErrors(rings.io.mpaErrors, rings.config, mpaFailed);
         set(regs.io.cqEvent.valid(), rings.io.cqEvent.valid());
         set(regs.io.cqEvent.payload(), rings.io.cqEvent.payload());
         set(io.interrupt, regs.io.interrupt);
@@ -248,7 +270,7 @@ public final class RnicCore extends HwComponent {
     }
 
     /** One {@code mpaErrors} entry per receiver failure, lowest connection first, from an output register. */
-    private void mpaErrors(Stream<QpRings.MpaError> out, QpRingsConfig rc) {
+    private void mpaErrors(Stream<QpRings.MpaError> out, QpRingsConfig rc, List<Bool> failed) {
         int qb = config.ddp().qpBits();
         Bool valid = regInit("mpaErrorValid", bool(), False());
         QpRings.MpaError entry = reg("mpaErrorEntry", new QpRings.MpaError(rc));
@@ -269,7 +291,7 @@ public final class RnicCore extends HwComponent {
             final int qp = q;
             RnicConnection.Io rx = conns.get(q).io;
             Bool reported = regInit("conn" + q + "_mpaReported", bool(), False());
-            Bool due = wire("conn" + q + "_mpaDue", and(rx.failed, not(reported)));
+            Bool due = wire("conn" + q + "_mpaDue", and(failed.get(q), not(reported)));
             Bool pick = and(free, due, not(before));
             before = or(before, due);
             when(pick, () -> {

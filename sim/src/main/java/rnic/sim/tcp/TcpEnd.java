@@ -56,6 +56,7 @@ public final class TcpEnd implements TcpConnection {
     private boolean reset;
     private boolean hostClosed;
     private boolean abortRequested;
+    private boolean finTaken;
     private boolean established = true;
     private boolean refused;
     private InetSocketAddress local = new InetSocketAddress("10.0.0.1", 49152);
@@ -288,9 +289,30 @@ public final class TcpEnd implements TcpConnection {
         return (txBase + txOffset) & MASK;
     }
 
-    /** Octets waiting for the core's tcpRx (0 before the hand-over). */
+    /**
+     * Octets waiting for the core's tcpRx (0 before the hand-over, and after a RST: RFC 793 §3.4, a reset connection
+     * delivers nothing more, so octets the core had not taken are discarded).
+     */
     public int coreAvailable() {
-        return handedOver ? rx.size() : 0;
+        return handedOver && !reset ? rx.size() : 0;
+    }
+
+    /**
+     * Whether the core is owed the end of the stream ({@code TcpRxBeat.fin}, MPA-41): handed over, not yet taken, and
+     * either the peer's FIN arrived and the core took every octet before it, or the connection was reset.
+     */
+    public boolean coreEndDue() {
+        return handedOver && !finTaken && (reset || peerFinished && rx.size() == 0);
+    }
+
+    /** The core took the end of the stream. */
+    public void coreEndTaken() {
+        finTaken = true;
+    }
+
+    /** Whether the core took the end of the stream ({@link #coreEndDue()}). */
+    public boolean coreEndTakenAlready() {
+        return finTaken;
     }
 
     /** Octets up to the end of the segment the next octet arrived in (0 before the hand-over). */

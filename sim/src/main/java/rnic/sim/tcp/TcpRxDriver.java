@@ -16,6 +16,11 @@ import rnic.sim.SimSignal;
  * a connection hands over to the slot, and may be rebound to another end after that connection closed (a QP reused).
  * Unbound, the port is idle: {@code valid} stays low. A beat already presented when the slot is rebound is still
  * presented unchanged until taken (the stream contract) and is taken from the end it came from.
+ *
+ * <p><b>End of stream.</b> When the end's connection is over — the peer's FIN arrived and the core took every octet
+ * before it, or a RST — the driver shows one beat with {@code fin} set and no octets ({@code tkeep} 0, {@code seq} the
+ * next sequence number), once: the core validates and delivers every FPDU before it and then moves the QP to ERR with
+ * E-M1 (MPA-41, DDP-28). A design without a {@code fin} field never sees it.
  */
 public final class TcpRxDriver implements Agent {
     private final String name;
@@ -28,6 +33,9 @@ public final class TcpRxDriver implements Agent {
     private final SimSignal tdata;
     private final SimSignal tkeep;
     private final SimSignal seq;
+    /** {@code fin} of the stream, or null when the design's beat has none. */
+    private final SimSignal fin;
+    private boolean currentFin;
     private TcpRxPacker.Beat current;
     private long beats;
     private long octets;
@@ -47,6 +55,8 @@ public final class TcpRxDriver implements Agent {
         this.tdata = ports.streamField(stream, "tdata");
         this.tkeep = ports.streamField(stream, "tkeep");
         this.seq = ports.streamField(stream, "seq");
+        this.fin = ports.has(stream + "_payload_fin") ? ports.signal(stream + "_payload_fin")
+                : ports.has(stream + "_fin") ? ports.signal(stream + "_fin") : null;
         this.packer = new TcpRxPacker(tdata.width(), policy, rng);
         if (tkeep.width() != tdata.width() / 8 || seq.width() != 32) {
             throw new IllegalArgumentException(stream + " is not a TcpRxBeat stream: tdata " + tdata.width()
@@ -58,6 +68,12 @@ public final class TcpRxDriver implements Agent {
     @Override
     public void sample() {
         if (current != null && ready.getBool()) {
+            if (currentFin) {
+                currentEnd.coreEndTaken();
+                currentFin = false;
+                current = null;
+                return;
+            }
             packer.taken(currentEnd, current);
             beats++;
             octets += current.len();
@@ -71,6 +87,10 @@ public final class TcpRxDriver implements Agent {
             return; // presented and not yet taken: keep valid and payload
         }
         TcpRxPacker.Beat b = end != null && pacer.allow() ? packer.next(end) : null;
+        if (b == null && end != null && fin != null && end.coreEndDue()) {
+            b = new TcpRxPacker.Beat(new byte[tdata.width() / 8], 0, end.coreReceiveSequence());
+            currentFin = true;
+        }
         if (b == null) {
             valid.set(false);
             return;
@@ -80,16 +100,25 @@ public final class TcpRxDriver implements Agent {
         tdata.setOctets(b.data(), 0, b.data().length);
         tkeep.set(b.keep());
         seq.set(b.seq() & 0xFFFF_FFFFL);
+        if (fin != null) {
+            fin.set(currentFin);
+        }
         valid.set(true);
     }
 
     @Override
     public boolean busy() {
-        return current != null || end != null && end.coreAvailable() > 0;
+        return current != null && !currentFin || end != null && end.coreAvailable() > 0;
     }
 
     /** Feeds the slot from {@code next} from the next cycle on ({@code null}: unbound, idle). */
     public void bind(TcpEnd next) {
+        if (currentFin && currentEnd != next) {
+            // The old connection's end-of-stream beat was never taken (its QP was reset first, holding tcpRx): it
+            // carries no octet and must not end the next connection's stream, so it is withdrawn.
+            current = null;
+            currentFin = false;
+        }
         this.end = next;
     }
 

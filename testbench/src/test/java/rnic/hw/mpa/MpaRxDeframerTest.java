@@ -359,6 +359,53 @@ class MpaRxDeframerTest {
     }
 
     /**
+     * The end of the stream ({@code fin}: the peer's FIN or RST, after the last octet before it) ends the receiver
+     * like a hole at that octet: every FPDU completed before it is delivered, exactly the golden receiver's ULPDUs of
+     * the octets before it, then E-M1 (code 1) at the sequence number after the last octet; a truncated FPDU before
+     * it is never delivered; octets shown after it are taken and dropped.
+     *
+     * <p>Requirements: MPA-41, DDP-28, MPA-25, MPA-44; docs/requirements.md §3.1 E-M1.
+     */
+    @ParameterizedTest(name = "W={0}")
+    @org.junit.jupiter.params.provider.ValueSource(ints = {32, 64})
+    void endsTheStreamAtFinAfterDeliveringEveryCompleteFpdu(int w) {
+        for (int trial = 0; trial < 6; trial++) {
+            int t = trial;
+            model(w).run("fin-" + t, 5000L * w + t, tb -> {
+                Random rng = tb.random();
+                MpaDirection dir = new MpaDirection(rng.nextBoolean(), rng.nextBoolean(), 0xFFFF_FFFFL - rng.nextInt(8192));
+                Traffic traffic = Traffic.random(dir, 536, 20, rng);
+                byte[] stream = traffic.stream();
+                // even trials: the FIN right after the last FPDU; odd: anywhere, often inside an FPDU
+                int cut = t % 2 == 0 ? stream.length : 1 + rng.nextInt(stream.length - 1);
+                List<byte[]> before = ulpdusOf(golden(dir, List.of(new TcpSegment(dir.seqStart(),
+                        java.util.Arrays.copyOf(stream, cut)))));
+                MpaRxDeframer dut = tb.dut();
+                tb.signal(dut.io.markers).set(dir.markers());
+                tb.signal(dut.io.crc).set(dir.crc());
+                tb.signal(dut.io.seqStart).set(dir.seqStart());
+                Scoreboard<byte[]> sb = tb.add(new Scoreboard<byte[]>("fin W=" + w, java.util.Arrays::equals,
+                        b -> b.length + " octets"));
+                TcpPayloadSource src = TcpPayloadSource.on(tb, dut.io.tcp, Pacer.randomMix(rng));
+                AxisSink.on(tb, dut.io.ulpdu, Pacer.randomMix(rng), sb::actual);
+                tb.reset(3);
+                before.forEach(sb::expect);
+                IntSupplier beats = TcpPayloadSource.resegmenting(rng, w / 8);
+                src.send(dir.seqStart(), java.util.Arrays.copyOf(stream, cut), beats);
+                src.end(dir.seqStart() + cut);
+                if (cut < stream.length) { // a broken transport: octets after the end are dropped, never delivered
+                    src.send(dir.seqStart() + cut, java.util.Arrays.copyOfRange(stream, cut, stream.length), beats);
+                }
+                tb.runUntilIdle(1000L + 4L * stream.length);
+                tb.step(DRAIN);
+                assertTrue(tb.signal(dut.io.failed).getBool(), "the end of the stream is reported");
+                assertEquals(rnic.wire.MpaErrorCode.TCP_CLOSED.code(), tb.signal(dut.io.errorCode).get());
+                assertEquals((dir.seqStart() + cut) & 0xFFFF_FFFFL, tb.signal(dut.io.errorSeq).get());
+            });
+        }
+    }
+
+    /**
      * An FPDU whose ULPDU_Length exceeds what the receive buffer holds ({@link MpaRxConfig#maxUlpdu()}: 8994 for the
      * default MSS of 9000) — a well-formed FPDU, valid CRC and Markers, from a peer that ignored our MSS — is refused
      * at its header with E-M2 (2/0/02) and that FPDU's sequence number, exactly as the golden receiver built with the
