@@ -309,10 +309,12 @@ async def test_mulpdu(dut):
     values.update(range(0, 65536, 97))
     bad = []
     first = True
+    cocotb.start_soon(Clock(dut.clk, CLK_NS, unit="ns").start())
     for markers in (0, 1):
         dut.markers.value = markers
         for emss in sorted(values):
             dut.emss.value = emss
+            await ClockCycles(dut.clk, 3)  # mulpdu is three register stages behind emss and markers
             await Timer(1, "ns")
             want = model_mulpdu(emss, bool(markers))
             if CORRUPT and first:

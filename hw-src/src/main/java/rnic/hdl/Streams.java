@@ -60,6 +60,40 @@ public final class Streams {
     }
 
     /**
+     * A small {@link spinal.lib.StreamFifo} built from registers ({@code useVec}) instead of a memory, with the timing
+     * of {@link #fifo(Stream, int, int)}: latency 0 passes a beat through an empty FIFO in the same cycle, 1 registers
+     * the pop side. For a few entries: an FPGA without LUT RAM (iCE40) cannot map an asynchronously read memory, and a
+     * handful of flip-flops is cheaper than a block RAM.
+     */
+    public static <T extends Data> Stream<T> regFifo(Stream<T> source, int depth, int latency) {
+        if (latency < 0 || latency > 1) {
+            throw new IllegalArgumentException("regFifo latency is 0 or 1, got " + latency);
+        }
+        spinal.lib.StreamFifo<T> fifo = new spinal.lib.StreamFifo<>(source.payloadType(), depth, true, latency == 0,
+                true, false, true, Scala.byName(() -> scala.Option.empty()));
+        fifo.postInitCallback(); // back to the parent's scope (what Scala's compiler plugin does after a new Component)
+        fifo.setPartialName(source, "fifo", true); // <source>_fifo, as queue(...) names it
+        T payload = source.payload();
+        fifo.setDefinitionName("StreamFifo_" + payload.getClass().getSimpleName() + "_" + payload.getBitsWidth() + "x"
+                + depth + "_regs", false);
+        Stream<T> push = fifoPort(fifo, "push");
+        connect(source, push);
+        return fifoPort(fifo, "pop");
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Data> Stream<T> fifoPort(spinal.lib.StreamFifo<T> fifo, String name) {
+        // StreamFifo's io is an anonymous Scala bundle: its push and pop are reached by name.
+        try {
+            java.lang.reflect.Method m = fifo.io().getClass().getMethod(name);
+            m.setAccessible(true);
+            return (Stream<T>) m.invoke(fifo.io());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("StreamFifo.io." + name, e);
+        }
+    }
+
+    /**
      * {@code source.queue(depth)} with the FIFO's module named {@code definitionName}: spinal.lib names every FIFO
      * {@code StreamFifo}, {@code StreamFifo_1}, … per elaboration, so two blocks generated into one folder would write
      * different {@code StreamFifo.v}; a block-specific name keeps them apart.

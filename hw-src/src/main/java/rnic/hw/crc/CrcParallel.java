@@ -31,22 +31,37 @@ public final class CrcParallel {
      * @param empty number of invalid octets at the top of the beat (0 … n); {@code null} means a full beat
      */
     public static Bits next(CrcMatrix m, Bits state, Bits data, UInt empty) {
-        int dataWidth = data.getBitsWidth();
-        int octets = dataWidth / 8;
-        int w = m.width();
+        return xor(statePart(m, state, data.getBitsWidth() / 8, empty), dataPart(m, data, empty));
+    }
+
+    /**
+     * The data half of {@link #next}, {@code B_n·(data << 8·empty)}: it does not depend on the register, so a pipeline
+     * can compute it a cycle ahead of the register update and keep the loop to {@link #statePart}.
+     */
+    public static Bits dataPart(CrcMatrix m, Bits data, UInt empty) {
+        int octets = data.getBitsWidth() / 8;
         Bits aligned = empty == null ? data : data.$bar$less$less(concat(empty.asBits(), B(0, 3)).asUInt());
-        Bits fromData = apply(m.dataRows(octets), aligned, w);
-        Bits fromState;
+        return apply(m.dataRows(octets), aligned, m.width());
+    }
+
+    /** {@code A_k·state}: the register after {@code octets} zero octets. */
+    public static Bits stateAfter(CrcMatrix m, Bits state, int octets) {
+        return applyState(m.stateRows(octets), state);
+    }
+
+    /**
+     * The register half of {@link #next} for a beat of {@code octets} octets: {@code A_k·state} with
+     * {@code k = octets − empty} ({@code empty} null: a full beat).
+     */
+    public static Bits statePart(CrcMatrix m, Bits state, int octets, UInt empty) {
         if (empty == null) {
-            fromState = applyState(m.stateRows(octets), state);
-        } else {
-            List<Bits> candidates = new ArrayList<>();
-            for (int e = 0; e <= octets; e++) {
-                candidates.add(applyState(m.stateRows(octets - e), state));
-            }
-            fromState = vec(candidates).apply(empty.resize(log2Up(octets + 1)));
+            return applyState(m.stateRows(octets), state);
         }
-        return xor(fromState, fromData);
+        List<Bits> candidates = new ArrayList<>();
+        for (int e = 0; e <= octets; e++) {
+            candidates.add(applyState(m.stateRows(octets - e), state));
+        }
+        return vec(candidates).apply(empty.resize(log2Up(octets + 1)));
     }
 
     /**

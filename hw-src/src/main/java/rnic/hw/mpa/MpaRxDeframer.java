@@ -24,7 +24,8 @@ import spinal.lib.Stream;
  * a ULPDU only once its FPDU's verdict is in (MPA-25: located by the ULPDU_Length chain, CRC checked, whole FPDU
  * arrived). The buffer holds one whole ULPDU of the largest ULPDU_Length the core accepts ({@link MpaRxConfig#maxUlpdu()},
  * from the MSS it advertises) plus slack, so verdicts never wait on space; it is read synchronously (StreamFifo latency
- * 2), so synthesis maps it to block RAM. An FPDU announcing a longer ULPDU_Length is refused at its header by the
+ * 2), so synthesis maps it to block RAM; the small lane and verdict FIFOs are registers ({@code useVec}: an iCE40 has no
+ * LUT RAM for an asynchronously read memory). An FPDU announcing a longer ULPDU_Length is refused at its header by the
  * parser (E-M2, below) before any of it is buffered, so no input can wedge the receiver.
  *
  * <p>Errors (docs/requirements.md §3.1, Terminate Layer 2 / EType 0): E-M2 CRC (code 2) when {@code crc} is on, E-M3 Marker
@@ -128,9 +129,9 @@ public final class MpaRxDeframer extends HwComponent {
         Bool mergedValid = False();
         List<Stream<AxisBeat>> outs = new ArrayList<>();
         for (int i = 0; i < MpaRxParser.LANES; i++) {
-            Streams.connect(Streams.fifo(parser.io.lanes.get(i), LANE_SLACK), packers.get(i).io.input);
+            Streams.connect(Streams.regFifo(parser.io.lanes.get(i), LANE_SLACK, 0), packers.get(i).io.input);
             Streams.connect(packers.get(i).io.output, ulpdus.get(i).io.input);
-            outs.add(Streams.fifo(ulpdus.get(i).io.output, LANE_SLACK));
+            outs.add(Streams.regFifo(ulpdus.get(i).io.output, LANE_SLACK, 0));
         }
         AxisBeat mergedBeat = outs.get(0).payload();
         for (int i = 0; i < MpaRxParser.LANES; i++) {
@@ -148,7 +149,7 @@ public final class MpaRxDeframer extends HwComponent {
         // Synchronous read (latency 2): a buffer of this size must be block RAM, not LUTs.
         bufferDepth = cfg.bufferBeats();
         Stream<AxisBeat> held = Streams.fifo(merged, bufferDepth, 2);
-        Stream<MpaRxStatus> verdicts = Streams.fifo(parser.io.status, STATUS_DEPTH);
+        Stream<MpaRxStatus> verdicts = Streams.regFifo(parser.io.status, STATUS_DEPTH, 0);
 
         // Release: a ULPDU goes out once its verdict is in and good; the first bad verdict ends delivery.
         open = regInit("open", bool(), False());

@@ -64,8 +64,8 @@ public final class MpaTxFramer extends HwComponent {
         packer = child("packer", () -> new WordPacker(words + 2, words));
 
         Streams.connect(io.ulpdu, prefix.io.input);
-        Streams.connect(prefix.io.output, splice.io.input);
-        Streams.connect(splice.io.output, packer.io.input);
+        Streams.connect(Streams.m2sPipe(prefix.io.output), splice.io.input);
+        Streams.connect(Streams.m2sPipe(splice.io.output), packer.io.input);
         set(splice.io.markers, io.markers);
         set(splice.io.crc, io.crc);
 
@@ -81,21 +81,28 @@ public final class MpaTxFramer extends HwComponent {
         set(tcp.tkeep, catLsbFirst(keep));
         set(tcp.tlast, beat.last);
 
+        // Three registers (MULPDU follows EMSS and Markers three cycles later; they are held stable in Full Operation):
+        // the Marker count, the subtract and the bounds would otherwise be one path of carry chains.
         set(io.mulpdu, mulpdu(io.emss, io.markers));
     }
 
     /**
      * MULPDU (RFC 5044 §4.5): EMSS − (6 + 4·⌈EMSS/512⌉ + EMSS mod 4) with Markers, EMSS − (6 + EMSS mod 4) without;
-     * never below 128, never above 64768. 16-bit arithmetic throughout: EMSS − overhead cannot exceed 65529, and an
-     * EMSS too small for the overhead selects the floor.
+     * never below 128, never above 64768. Three register stages: the Marker count, the subtract, the bounds.
      */
     static UInt mulpdu(UInt emss, Bool markers) {
-        // ⌈EMSS/512⌉ = EMSS[15:9] + (EMSS[8:0] != 0)
+        // EMSS − 6 − (EMSS mod 4) − 4·blocks = 4·(EMSS[15:2] − blocks − 2) + 2: one subtract of an 8-bit value from
+        // EMSS[15:2] (t below, 16-bit two's complement: −130 … 16383), and the bounds become compares of t with
+        // constants. ⌈EMSS/512⌉ = EMSS[15:9] + (EMSS[8:0] != 0).
         UInt blocks = add(range(emss, 15, 9).resize(8), mux(neq(range(emss, 8, 0), U(0, 9)), U(1, 8), U(0, 8)));
-        UInt markerOctets = mux(markers, shl(blocks, 2).resize(16), U(0, 16));
-        UInt overhead = add(add(U(6, 16), range(emss, 1, 0).resize(16)), markerOctets);
-        UInt raw = sub(emss, overhead);
-        UInt value = mux(lt(emss, add(overhead, U(128, 16))), U(128, 16), raw);
-        return mux(gt(value, U(64768, 16)), U(64768, 16), value);
+        UInt minus = regNext(add(mux(markers, blocks, U(0, 8)), U(2, 8)));
+        UInt t = regNext(sub(regNext(range(emss, 15, 2)).resize(16), minus.resize(16)));
+        Bool negative = t.apply(15);
+        // value < 128  <=>  4t + 2 < 128  <=>  t <= 31
+        Bool floor = or(negative, eq(range(t, 14, 5), U(0, 10)));
+        // value > 64768  <=>  4t + 2 > 64768  <=>  t >= 16192 (t < 16384 here)
+        Bool cap = and(not(negative), ge(range(t, 13, 0), U(16192, 14)));
+        UInt raw = concat(range(t, 13, 0).asBits(), B(2, 2)).asUInt();
+        return regNext(mux(floor, U(128, 16), mux(cap, U(64768, 16), raw)));
     }
 }

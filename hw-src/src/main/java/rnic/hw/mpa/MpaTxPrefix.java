@@ -84,7 +84,11 @@ public final class MpaTxPrefix extends HwComponent {
 
         WordPiece out = io.output.payload();
         int cw = out.count.getBitsWidth();
-        Bool lastBeat = le(wordLeft, U(words, 15));
+        // The first beat's test needs no add: ⌈(2 + L) / 4⌉ <= words  <=>  L <= 4·words − 2.
+        Bool lastBeat = mux(busy, le(wordsLeft, U(words, 15)), le(length, U(4L * words - 2, 17)));
+        // Words left after this beat: for the first beat ⌈(2 + L) / 4⌉ − words in one add.
+        UInt firstAfter = sub(add(range(length, 16, 2), mux(eq(range(length, 1, 0), U(3, 2)), U(1, 15), U(0, 15))),
+                U(words - 1, 15));
         set(out.data, concat(range(maskedData, dataWidth - 17, 0), head));
         set(out.count, mux(lastBeat, wordLeft.resize(cw), U(words, cw)));
         set(out.last, lastBeat);
@@ -93,7 +97,7 @@ public final class MpaTxPrefix extends HwComponent {
 
         when(io.output.fire(), () -> {
             set(busy, not(lastBeat));
-            set(wordsLeft, sub(wordLeft, U(words, 15)));
+            set(wordsLeft, mux(busy, sub(wordsLeft, U(words, 15)), firstAfter));
             set(octetsLeft, mux(gt(octLeft, U(octets, 17)), sub(octLeft, U(octets, 17)), U(0, 17)));
             set(carry, range(maskedData, dataWidth - 1, dataWidth - 16));
         });

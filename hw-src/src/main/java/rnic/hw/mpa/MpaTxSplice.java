@@ -45,34 +45,79 @@ public final class MpaTxSplice extends HwComponent {
         }
     }
 
+    /** A piece between the stages: spliced words, the words the CRC covers, and what each stage adds. */
+    public static final class Stage extends HwBundle {
+        public final int words;
+        /** Content and Marker words (stage 1 on); the CRC word is put in at the output. */
+        public final Bits data;
+        /** Words the CRC covers (content plus Marker). */
+        public final UInt covered;
+        /** {@code covered} one-hot (bit c: c words). */
+        public final Bits coveredHot;
+        public final Bool last;
+        /** Stage 2 on: the data half of the CRC step ({@code B·data}). */
+        public final Bits dataPart;
+        /** Stage 3 on: the CRC field (zero unless this piece ends the FPDU with CRC on). */
+        public final Bits crcWord;
+
+        public Stage(int words) {
+            this.words = words;
+            data = field("data", bits(32 * (words + 1)));
+            covered = field("covered", uint(log2Up(words + 3)));
+            coveredHot = field("coveredHot", bits(words + 2));
+            last = field("last", bool());
+            dataPart = field("dataPart", bits(32));
+            crcWord = field("crcWord", bits(32));
+        }
+    }
+
     public final Io io;
-    /** Wire position of the next word, modulo 128 words (512 octets), from the start of Full Operation. */
-    public final UInt gridPos;
+    /** Words until the next Marker position, modulo 128 (512 octets), from the start of Full Operation. */
+    public final UInt toMarker;
+    /** {@code near[k]}: {@code toMarker == k}, for k = 0 … words (registered with it, so no compare on the way in). */
+    public final Bits near;
     /** Wire words of the current FPDU sent since its ULPDU_Length, Markers included (for FPDUPTR). */
     public final UInt fpduWords;
     /** CRC register of the current FPDU. */
     public final Bits crcState;
-    /** Words until the next Marker position. */
-    public final UInt toMarker;
     public final Bool hasMarker;
     /** Words of this piece the CRC covers (content plus Marker). */
     public final UInt covered;
     public final Bits crcNext;
 
+    /**
+     * Three register stages (one beat per cycle, three cycles of latency): 1 puts the Marker in (the Marker distance
+     * is a register with a one-hot copy of its small values, so no carry chain sits before the word select); 2
+     * computes the data half of the CRC step ({@code B·data}, no feedback); 3 closes the CRC loop with the register
+     * half ({@code A_k·crcState}, k one-hot) and registers the CRC field; the output inserts it after the covered
+     * words.
+     */
     public MpaTxSplice(int words) {
         io = io(new Io(words));
         CrcMatrix matrix = new CrcMatrix(CrcMatrix.CRC32C);
-        gridPos = regInit("gridPos", uint(7), U(0, 7));
+        int cw = log2Up(words + 3);
+        toMarker = regInit("toMarker", uint(7), U(0, 7));
+        near = regInit("near", bits(words + 1), B(1, words + 1));
         fpduWords = regInit("fpduWords", uint(14), U(0, 14));
         crcState = regInit("crcState", bits(32), B(matrix.init(), 32));
 
+        // ---- stage 1: Markers
         WordPiece in = io.input.payload();
-        UInt count = in.count.resize(7);
-        toMarker = wire("toMarker", sub(U(0, 7), gridPos));
-        hasMarker = wire("hasMarker", and(io.markers, le(toMarker, count)));
+        UInt count = in.count.resize(cw);
+        List<Bool> reached = new ArrayList<>(); // reached[i]: toMarker <= i
+        Bool acc = False();
+        for (int k = 0; k <= words; k++) {
+            acc = or(acc, near.apply(k));
+            reached.add(acc);
+        }
+        Bool markerInPiece = False();
+        for (int k = 0; k <= words; k++) {
+            markerInPiece = or(markerInPiece, and(near.apply(k), le(U(k, cw), count)));
+        }
+        hasMarker = wire("hasMarker", and(io.markers, markerInPiece));
         // FPDUPTR: wire octets back to ULPDU_Length, earlier Markers of the FPDU included (MPA-13); a Marker before
         // the FPDU's first word leads it (FPDUPTR 0) and is not part of that distance.
-        Bool leading = and(eq(fpduWords, U(0, 14)), eq(toMarker, U(0, 7)));
+        Bool leading = and(eq(fpduWords, U(0, 14)), near.apply(0));
         UInt ptrWords = add(fpduWords, toMarker.resize(14));
         Bits ptr = concat(ptrWords.asBits(), B(0, 2));
         // Marker on the wire: 00 00 FPDUPTR(hi) FPDUPTR(lo); octet 0 is bits 7:0 of the word.
@@ -82,34 +127,88 @@ public final class MpaTxSplice extends HwComponent {
         for (int i = 0; i <= words; i++) {
             Bits here = i < words ? range(in.data, 32 * i + 31, 32 * i) : B(0, 32);
             Bits before = i > 0 ? range(in.data, 32 * i - 1, 32 * (i - 1)) : B(0, 32);
-            UInt slot = U(i, 7);
-            Bits shifted = mux(eq(slot, toMarker), markerWord, mux(lt(slot, toMarker), here, before));
+            // slot i: the Marker when toMarker == i, the word before it once the Marker is behind, else its own word
+            Bits shifted = mux(near.apply(i), markerWord, mux(reached.get(i), before, here));
             spliced.add(mux(hasMarker, shifted, here));
         }
-        Bits splicedBits = catLsbFirst(spliced);
-        int cw = log2Up(words + 3);
-        covered = wire("covered", add(in.count.resize(cw), mux(hasMarker, U(1, cw), U(0, cw))));
-        UInt emptyOctets = shl(sub(U(words + 1, cw), covered), 2);
-        crcNext = wire("crcNext", CrcParallel.next(matrix, crcState, splicedBits, emptyOctets));
-        Bits crcWord = mux(io.crc, xor(crcNext, B(matrix.finish(0), 32)), B(0, 32));
+        covered = wire("covered", add(count, mux(hasMarker, U(1, cw), U(0, cw))));
+        UInt outCount = add(covered, mux(in.last, U(1, cw), U(0, cw)));
+        Stage s1 = wire("s1", new Stage(words));
+        set(s1.data, catLsbFirst(spliced));
+        set(s1.covered, covered);
+        List<Bool> hot = new ArrayList<>();
+        for (int c = 0; c < words + 2; c++) {
+            hot.add(eq(covered, U(c, cw)));
+        }
+        set(s1.coveredHot, catLsbFirst(hot));
+        set(s1.last, in.last);
+        set(s1.dataPart, B(0, 32));
+        set(s1.crcWord, B(0, 32));
+        Stream<Stage> p1 = Streams.m2sPipe(Streams.translateWith(io.input, s1));
 
+        when(io.input.fire(), () -> {
+            UInt nextTo = sub(toMarker, outCount.resize(7));
+            set(toMarker, nextTo);
+            List<Bool> nearNext = new ArrayList<>();
+            for (int k = 0; k <= words; k++) {
+                nearNext.add(eq(nextTo, U(k, 7)));
+            }
+            set(near, catLsbFirst(nearNext));
+            UInt innerMarker = mux(and(hasMarker, not(leading)), U(1, 14), U(0, 14));
+            set(fpduWords, mux(in.last, U(0, 14), add(add(fpduWords, in.count.resize(14)), innerMarker)));
+        });
+
+        // ---- stage 2: the data half of the CRC step, the covered words moved to the top of the piece
+        Stage a = p1.payload();
+        UInt emptyOctets = shl(sub(U(words + 1, cw), a.covered), 2);
+        Stage s2 = wire("s2", new Stage(words));
+        set(s2.data, a.data);
+        set(s2.covered, a.covered);
+        set(s2.coveredHot, a.coveredHot);
+        set(s2.last, a.last);
+        set(s2.dataPart, CrcParallel.dataPart(matrix, a.data, emptyOctets));
+        set(s2.crcWord, B(0, 32));
+        Stream<Stage> p2 = Streams.m2sPipe(Streams.translateWith(p1, s2));
+
+        // ---- stage 3: the CRC loop, A_k·crcState with k one-hot
+        Stage b = p2.payload();
+        Bits fromState = B(0, 32);
+        for (int c = 0; c < words + 2; c++) {
+            Bits term = and(CrcParallel.stateAfter(matrix, crcState, 4 * c), repeat(b.coveredHot.apply(c), 32));
+            fromState = or(fromState, term);
+        }
+        crcNext = wire("crcNext", xor(fromState, b.dataPart));
+        Stage s3 = wire("s3", new Stage(words));
+        set(s3.data, b.data);
+        set(s3.covered, b.covered);
+        set(s3.coveredHot, b.coveredHot);
+        set(s3.last, b.last);
+        set(s3.dataPart, B(0, 32));
+        set(s3.crcWord, mux(and(io.crc, b.last), xor(crcNext, B(matrix.finish(0), 32)), B(0, 32)));
+        Stream<Stage> p3 = Streams.m2sPipe(Streams.translateWith(p2, s3));
+        when(p2.fire(), () -> set(crcState, mux(b.last, B(matrix.init(), 32), crcNext)));
+
+        // ---- output: the CRC field after the covered words of an FPDU's last piece
+        Stage c3 = p3.payload();
         List<Bits> piece = new ArrayList<>();
         for (int j = 0; j < words + 2; j++) {
-            Bits base = j <= words ? spliced.get(j) : B(0, 32);
-            piece.add(mux(and(in.last, eq(U(j, cw), covered)), crcWord, base));
+            Bits base = j <= words ? range(c3.data, 32 * j + 31, 32 * j) : B(0, 32);
+            piece.add(mux(and(c3.last, c3.coveredHot.apply(j)), c3.crcWord, base));
         }
         WordPiece out = io.output.payload();
         set(out.data, catLsbFirst(piece));
-        set(out.count, add(covered, mux(in.last, U(1, cw), U(0, cw))).resize(out.count.getBitsWidth()));
-        set(out.last, in.last);
-        set(io.output.valid(), io.input.valid());
-        set(io.input.ready(), io.output.ready());
+        set(out.count, add(c3.covered, mux(c3.last, U(1, cw), U(0, cw))).resize(out.count.getBitsWidth()));
+        set(out.last, c3.last);
+        set(io.output.valid(), p3.valid());
+        set(p3.ready(), io.output.ready());
+    }
 
-        when(io.input.fire(), () -> {
-            set(gridPos, add(gridPos, out.count.resize(7)));
-            UInt innerMarker = mux(and(hasMarker, not(leading)), U(1, 14), U(0, 14));
-            set(fpduWords, mux(in.last, U(0, 14), add(add(fpduWords, in.count.resize(14)), innerMarker)));
-            set(crcState, mux(in.last, B(matrix.init(), 32), crcNext));
-        });
+    /** {@code n} copies of {@code b}. */
+    private static Bits repeat(Bool b, int n) {
+        List<Bool> bits = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            bits.add(b);
+        }
+        return catLsbFirst(bits);
     }
 }
