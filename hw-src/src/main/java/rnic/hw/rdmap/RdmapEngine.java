@@ -115,6 +115,12 @@ public final class RdmapEngine extends HwComponent {
         public final Stream<LlpError> llpError;
         /** Sticky: a memory access of a placement, fetch or atomic got an error response. */
         public final Bool memoryError;
+        /**
+         * A pulse per received segment, in the order the segments came in on {@code rx}: the receive side has decided
+         * it (placed or dropped, its Terminate or response decided, its QP failed if it fails the QP). Segments taken
+         * on {@code rx} and not yet decided are the ones an MPA error reported now would overtake.
+         */
+        public final Bool rxDecided;
 
         public Io(DdpConfig config) {
             this.config = config;
@@ -132,6 +138,7 @@ public final class RdmapEngine extends HwComponent {
             events = field("events", Streams.masterStream(() -> new RdmapRxControl.Event(c)));
             llpError = field("llpError", Streams.slaveStream(() -> new LlpError(c)));
             memoryError = field("memoryError", out(bool()));
+            rxDecided = field("rxDecided", out(bool()));
         }
     }
 
@@ -183,6 +190,8 @@ public final class RdmapEngine extends HwComponent {
         set(io.stagInvalidateDone.payload(), validator.io.invalidateDone.payload());
 
         Streams.connect(control.io.place, placer.io.cmd);
+        // Stage 2 issues exactly one placement command per segment, in segment order, as it decides it.
+        set(io.rxDecided, control.io.place.fire());
         set(placer.io.done.ready(), True());
         set(control.io.placed, placer.io.done.fire());
 

@@ -105,6 +105,8 @@ public final class RnicCore extends HwComponent {
     public final RnicMemoryMerge memory;
     /** The MPA connection of each QP. */
     public final List<RnicConnection> conns = new ArrayList<>();
+    /** Per connection: its MPA receiver failed, and the engine has decided every ULPDU it delivered before. */
+    private final List<Bool> mpaFailed = new ArrayList<>();
 
     public RnicCore(RnicConfig c) {
         this.config = c;
@@ -146,7 +148,6 @@ public final class RnicCore extends HwComponent {
             Streams.connect(io.tcpRx.get(q), k.tcpRx);
             RnicRegisterFile.QpStatus st = regs.io.qpStatus.get(q);
             set(st.mulpdu, k.mulpdu);
-            set(st.mpaFailed, k.failed);
             set(st.mpaCode, k.errorCode);
             set(st.sqCons, rings.io.sqCons.apply(q));
             set(st.rqCons, rings.io.rqCons.apply(q));
@@ -183,6 +184,37 @@ public final class RnicCore extends HwComponent {
         for (int q = 0; q < n; q++) {
             set(rxMid.get(q), and(locked, eq(cur, U(q, qb))));
             set(conns.get(q).io.ulpdu.ready(), and(eq(sel, U(q, qb)), toEngine.ready()));
+        }
+
+        // ---- MPA errors, reported once the engine has decided every ULPDU that came before them ----
+        // The receiver fails only after every earlier ULPDU of the connection has gone to the engine, but the engine
+        // may not have decided them yet. Reported at once, the error (the QP's close, the LLP Terminate) overtook the
+        // DDP/RDMAP decision of the segment before it, whose own error must win (the fuzzer's finding F15: a short
+        // ULPDU's E-D0 lost to the MPA error that followed it). The segments taken and not yet decided when the
+        // failure shows are counted down (the engine decides them in order); then the failure is reported.
+        UInt undecided = regInit("rxUndecided", uint(8), U(0, 8));
+        Bool inside = regInit("rxInside", bool(), False());
+        when(toEngine.fire(), () -> set(inside, not(last)));
+        Bool started = wire("rxStarted", and(toEngine.fire(), not(inside)));
+        Bool decided = engine.io.rxDecided;
+        UInt undecidedNext = wire("rxUndecidedNext", sub(add(undecided, mux(started, U(1, 8), U(0, 8))),
+                mux(decided, U(1, 8), U(0, 8))));
+        set(undecided, undecidedNext);
+        for (int q = 0; q < n; q++) {
+            RnicConnection.Io k = conns.get(q).io;
+            Bool seen = regInit("conn" + q + "_mpaSeen", bool(), False());
+            UInt ahead = regInit("conn" + q + "_mpaAhead", uint(8), U(0, 8));
+            when(and(k.failed, not(seen)), () -> {
+                set(seen, True());
+                set(ahead, undecidedNext);
+            }).elseWhen(and(decided, neq(ahead, U(0, 8))), () -> set(ahead, sub(ahead, U(1, 8))));
+            when(k.clear, () -> {
+                set(seen, False());
+                set(ahead, U(0, 8));
+            });
+            Bool failed = wire("conn" + q + "_mpaFailed", and(k.failed, seen, eq(ahead, U(0, 8))));
+            mpaFailed.add(failed);
+            set(regs.io.qpStatus.get(q).mpaFailed, failed);
         }
 
         // ---- transmit: each segment to the connection of its QP ----
@@ -269,7 +301,7 @@ public final class RnicCore extends HwComponent {
             final int qp = q;
             RnicConnection.Io rx = conns.get(q).io;
             Bool reported = regInit("conn" + q + "_mpaReported", bool(), False());
-            Bool due = wire("conn" + q + "_mpaDue", and(rx.failed, not(reported)));
+            Bool due = wire("conn" + q + "_mpaDue", and(mpaFailed.get(q), not(reported)));
             Bool pick = and(free, due, not(before));
             before = or(before, due);
             when(pick, () -> {
