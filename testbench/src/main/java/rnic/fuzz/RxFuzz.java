@@ -116,8 +116,7 @@ public final class RxFuzz {
      * The open findings (README, "Fuzzing the receive path"): with {@code --avoid-open} the fuzzer does not generate
      * the traffic that shows them, and says so.
      */
-    static final String OPEN_FINDINGS = "F15 (MPA error after a misframed ULPDU overtakes that ULPDU's DDP error:"
-            + " MPA-layer mutations on CRC-off connections not generated), F16 (a Terminate lost when another"
+    static final String OPEN_FINDINGS = "F16 (a Terminate lost when another"
             + " connection receives a Terminate at about the same time: no inbound Terminates generated)";
 
     /** What a run found. */
@@ -837,7 +836,7 @@ public final class RxFuzz {
         }
         int mpaMutation = -1;
         if (mutate) {
-            if (rng.nextInt(3) == 0 && (c.crc || !options.avoidOpenFindings())) {
+            if (rng.nextInt(3) == 0) {
                 mpaMutation = rng.nextInt(7);
             } else {
                 e.mutation = mutateUlpdu(c, ulpdus);

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * outside a region the host granted, and the mutations are detected as errors (Terminates of many causes). The other
  * oracles — host memory equal to the golden {@code RdmapEndpoint}'s, one Terminate per error octet for octet, ERR only
  * for the failed QP, no FPDU left unfinished — are checked and their violations printed: they still show the open
- * findings F15–F18 (README, "Fuzzing the receive path"), so they are counted here, not asserted.
+ * findings F16–F19 (README, "Fuzzing the receive path"), so they are counted here, not asserted.
  *
  * <p>Requirements: MPA-23, MPA-25, MPA-42, MPA-44, DDP-18, DDP-27, DDP-31, RDMAP-14, RDMAP-17; docs/requirements.md §3.
  */

@@ -124,6 +124,12 @@ public final class RdmapEngine extends HwComponent {
         public final Bool rxQuiet;
         /** A pulse per segment head the receive checks took (one per segment handed in on {@code rx}). */
         public final Bool headTaken;
+        /**
+         * A pulse per received segment, in the order the segments came in on {@code rx}: the receive side has decided
+         * it (placed or dropped, its Terminate or response decided, its QP failed if it fails the QP). Segments taken
+         * on {@code rx} and not yet decided are the ones an MPA error reported now would overtake.
+         */
+        public final Bool rxDecided;
 
         public Io(DdpConfig config) {
             this.config = config;
@@ -143,6 +149,7 @@ public final class RdmapEngine extends HwComponent {
             memoryError = field("memoryError", out(bool()));
             rxQuiet = field("rxQuiet", out(bool()));
             headTaken = field("headTaken", out(bool()));
+            rxDecided = field("rxDecided", out(bool()));
         }
     }
 
@@ -194,6 +201,8 @@ public final class RdmapEngine extends HwComponent {
         set(io.stagInvalidateDone.payload(), validator.io.invalidateDone.payload());
 
         Streams.connect(control.io.place, placer.io.cmd);
+        // Stage 2 issues exactly one placement command per segment, in segment order, as it decides it.
+        set(io.rxDecided, control.io.place.fire());
         set(placer.io.done.ready(), True());
         set(control.io.placed, placer.io.done.fire());
 

@@ -189,22 +189,45 @@ public final class RnicCore extends HwComponent {
             set(conns.get(q).io.ulpdu.ready(), and(eq(sel, U(q, qb)), toEngine.ready()));
         }
 
-        // Segments handed to the engine whose heads its receive checks have not taken yet (one head per segment).
+        // ---- MPA errors, reported once the engine is done with the ULPDUs that came before them ----
+        // The receiver fails only after every earlier ULPDU of the connection has gone to the engine, but the engine
+        // may not have decided them yet. Reported at once, the error (the QP's close, the LLP Terminate) overtook the
+        // DDP/RDMAP decision of the segment before it, whose own error must win (the fuzzer's finding F15: a short
+        // ULPDU's E-D0 lost to the MPA error that followed it). So every MPA error waits until the segments taken and
+        // not yet decided when it shows have been decided (counted down: the engine decides them in order). An end of
+        // stream (E-M1: the peer's FIN or RST, or a hole) waits longer, until the engine has finished every ULPDU
+        // handed to it (placed, its completion event taken), so their completions are written before the QP is in ERR
+        // (MPA-41: everything before the FIN is delivered).
         Bool midUlpdu = regInit("rxMidUlpdu", bool(), False());
         when(toEngine.fire(), () -> set(midUlpdu, not(last)));
         Bool started = wire("rxSegmentStarted", and(toEngine.fire(), not(midUlpdu)));
+        // Segments handed to the engine whose heads its receive checks have not taken yet (one head per segment).
         UInt headsOwed = regInit("rxHeadsOwed", uint(8), U(0, 8));
         when(and(started, not(engine.io.headTaken)), () -> set(headsOwed, add(headsOwed, U(1, 8))));
         when(and(engine.io.headTaken, not(started)), () -> set(headsOwed, sub(headsOwed, U(1, 8))));
         // The engine has finished every ULPDU handed to it so far: placed, and its completion event taken.
         Bool engineDrained = wire("rxEngineDrained", and(eq(headsOwed, U(0, 8)), not(started), engine.io.rxQuiet));
+        // Segments handed to the engine and not yet decided.
+        UInt undecided = regInit("rxUndecided", uint(8), U(0, 8));
+        Bool decided = engine.io.rxDecided;
+        UInt undecidedNext = wire("rxUndecidedNext", sub(add(undecided, mux(started, U(1, 8), U(0, 8))),
+                mux(decided, U(1, 8), U(0, 8))));
+        set(undecided, undecidedNext);
         for (int q = 0; q < n; q++) {
             RnicConnection.Io k = conns.get(q).io;
-            // An end of stream (E-M1: the peer's FIN or RST, or a hole) fails the QP only once the engine is done
-            // with the ULPDUs delivered before it, so their completions are written before the QP is in ERR
-            // (MPA-41: everything before the FIN is delivered). CRC and Marker errors go at once, as before.
+            Bool seen = regInit("conn" + q + "_mpaSeen", bool(), False());
+            UInt ahead = regInit("conn" + q + "_mpaAhead", uint(8), U(0, 8));
+            when(and(k.failed, not(seen)), () -> {
+                set(seen, True());
+                set(ahead, undecidedNext);
+            }).elseWhen(and(decided, neq(ahead, U(0, 8))), () -> set(ahead, sub(ahead, U(1, 8))));
+            when(k.clear, () -> {
+                set(seen, False());
+                set(ahead, U(0, 8));
+            });
             Bool endOfStream = eq(k.errorCode, U(rnic.wire.MpaErrorCode.TCP_CLOSED.code(), 8));
-            set(mpaFailed.get(q), and(k.failed, or(not(endOfStream), and(engineDrained, not(rxMid.get(q))))));
+            set(mpaFailed.get(q), and(k.failed, seen, eq(ahead, U(0, 8)),
+                    or(not(endOfStream), and(engineDrained, not(rxMid.get(q))))));
         }
 
         // ---- transmit: each segment to the connection of its QP ----

@@ -36,6 +36,11 @@ import rnic.wire.TerminateCause;
  *       the failed connection restarts the connection all the same: the new stream, from a new start sequence number,
  *       is placed and the QP stays in RTS (before the fix the receiver kept the old sequence state and failed the
  *       new stream with E-M1).</li>
+ *   <li>F15 (MPA-25, MPA-44, MPA-45, DDP-27, DDP-31; docs/requirements.md §3.1 E-M2, §3.2 E-D0): with CRC off, a
+ *       ULPDU_Length broken short makes the receiver deliver a ULPDU too short for its DDP header and then fail on
+ *       the misframed stream after it. The short ULPDU's error is the QP's first: its Terminate (E-D0, 1/0/00) is the
+ *       one sent, and the only one — the MPA error that follows must not overtake the decision of the segment
+ *       before it (before the fix the core sent the MPA error's 2/0/02 instead).</li>
  * </ul>
  */
 class RnicFuzzFindingsTest {
@@ -43,15 +48,20 @@ class RnicFuzzFindingsTest {
 
     /** QP q of b: STag for remote write, MPA settings (Markers as given, CRC on), RESET→INIT→RTR→RTS. */
     static MpaFramer openRts(RnicBench.Side b, int q, long seqStart, boolean markers) {
+        return openRts(b, q, seqStart, markers, true);
+    }
+
+    /** As {@link #openRts(RnicBench.Side, int, long, boolean)}, CRC as given. */
+    static MpaFramer openRts(RnicBench.Side b, int q, long seqStart, boolean markers, boolean crc) {
         b.write(qpReg(q, "QP_STATE"), QpState.RESET.code());
         b.write(qpReg(q, "QP_PD"), PD);
         b.write(qpReg(q, "QP_IRD"), 4);
         b.write(qpReg(q, "QP_ORD"), 4);
-        b.mpa(q, false, markers, true, false, 1460, seqStart);
+        b.mpa(q, false, markers, crc, false, 1460, seqStart);
         assertEquals(QpState.INIT, b.request(q, QpState.INIT));
         assertEquals(QpState.RTR, b.request(q, QpState.RTR));
         assertEquals(QpState.RTS, b.request(q, QpState.RTS));
-        return new MpaFramer(new MpaDirection(markers, true, seqStart), 1460);
+        return new MpaFramer(new MpaDirection(markers, crc, seqStart), 1460);
     }
 
     static int stag(int q) {
@@ -171,6 +181,71 @@ class RnicFuzzFindingsTest {
             }
             assertTrue(Arrays.equals(expected.read(va(q), 65536), b.memory.read(va(q), 65536)),
                     "the region holds the Writes of the restarted connections only");
+        });
+    }
+
+    @Test
+    void aShortUlpduBeforeAnMpaErrorSendsItsOwnTerminate() throws Exception {
+        RnicBench.model(RnicBench.W).run("fuzz-f15", 33, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side b = bench.b;
+            Random rng = tb.random();
+            for (int q = 0; q < 4; q++) {
+                b.programStag(stag(q), PD, q, true, true, false, false, false, va(q), 65536);
+                b.tcpOut.get(q).forward = false;
+            }
+            for (int pass = 0; pass < 3; pass++) {
+                for (int q = 0; q < 4; q++) {
+                    long seqStart = rng.nextInt(1 << 30);
+                    MpaFramer f = openRts(b, q, seqStart, false, false);
+                    // Good Writes, then an FPDU whose ULPDU_Length was broken to 2 … 13 (the ULPDU is cut inside its
+                    // 14-octet tagged DDP header), then octets whose ULPDU_Length is beyond the receive bound.
+                    java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+                    for (int m = 0; m < 1 + rng.nextInt(3); m++) {
+                        for (TcpSegment s : RnicQpStateTest.write(f, stag(q), va(q) + 4096 * m,
+                                RnicQpStateTest.randomBytes(rng, 64 + rng.nextInt(1200)))) {
+                            stream.writeBytes(s.payload());
+                        }
+                    }
+                    byte[] bad = RnicQpStateTest.write(f, stag(q), va(q) + 32768,
+                            RnicQpStateTest.randomBytes(rng, 400)).get(0).payload();
+                    int shortLen = 2 + rng.nextInt(12);
+                    bad[0] = 0;
+                    bad[1] = (byte) shortLen;
+                    int end = 2 + shortLen + (-(2 + shortLen) & 3) + 4; // header, ULPDU, PAD, CRC field (zero)
+                    java.util.Arrays.fill(bad, 2 + shortLen, end, (byte) 0);
+                    bad[end] = (byte) 0xFF;
+                    bad[end + 1] = (byte) 0xF0;
+                    stream.writeBytes(bad);
+                    byte[] octets = stream.toByteArray();
+                    // Golden: the MPA receiver delivers the short ULPDU, then fails; DDP rejects the ULPDU (E-D0).
+                    rnic.model.mpa.MpaDeframer golden = new rnic.model.mpa.MpaDeframer(
+                            new MpaDirection(false, false, seqStart), 8994);
+                    List<rnic.model.mpa.MpaDeframer.Event> events = golden.receive(new TcpSegment(seqStart, octets));
+                    assertTrue(golden.failed(), "the golden receiver fails after the short ULPDU");
+                    rnic.model.mpa.MpaDeframer.Ulpdu shortOne = (rnic.model.mpa.MpaDeframer.Ulpdu)
+                            events.get(events.size() - 2);
+                    assertEquals(shortLen, shortOne.data().length);
+                    TerminateCause want = null;
+                    try {
+                        DdpSegment.parse(shortOne.data());
+                    } catch (rnic.model.ddp.TerminateException e) {
+                        want = e.cause();
+                    }
+                    assertEquals(TerminateCause.DDP_LOCAL_CATASTROPHIC, want, "golden: E-D0");
+                    b.tcpIn.get(q).send(seqStart, octets, TcpPayloadSource.resegmenting(rng, 8));
+                }
+                tb.runUntil(() -> b.tcpIn.stream().noneMatch(TcpPayloadSource::busy), 50_000, "the input taken");
+                tb.step(3000);
+                for (int q = 0; q < 4; q++) {
+                    assertEquals(QpState.ERR, b.state(q), "pass " + pass + " QP " + q);
+                    List<Terminate> t = terminates(b, q);
+                    assertEquals(1, t.size(), "pass " + pass + ": one Terminate on connection " + q + ": " + t);
+                    assertTrue(t.get(0).reports(TerminateCause.DDP_LOCAL_CATASTROPHIC),
+                            "pass " + pass + ", connection " + q + ": E-D0, not the MPA error: " + t.get(0));
+                    b.tcpOut.get(q).segments.clear();
+                }
+            }
         });
     }
 }
