@@ -65,6 +65,19 @@ class BoardTopTest {
         }
     }
 
+    /** The parameters of the one instance of {@code primitive} in {@code verilog}, by name. */
+    static Map<String, String> parameters(String verilog, String primitive) {
+        Matcher inst = Pattern.compile(primitive + "\\s*#\\s*\\((.*?)\\)\\s*\\w+\\s*\\(", Pattern.DOTALL).matcher(verilog);
+        assertTrue(inst.find(), "no " + primitive + " instance with parameters in the generated Verilog");
+        Map<String, String> p = new HashMap<>();
+        Matcher m = Pattern.compile("\\.(\\w+)\\s*\\(\\s*\"?([^\"\\)]*)\"?\\s*\\)").matcher(inst.group(1));
+        while (m.find()) {
+            p.put(m.group(1), m.group(2).trim());
+        }
+        assertFalse(inst.find(), "more than one " + primitive);
+        return p;
+    }
+
     /** The top's port bits, e.g. {@code clk}, {@code leds[3]}. */
     static Set<String> portBits(String verilog, String module) {
         Set<String> ports = new TreeSet<>();
@@ -87,14 +100,7 @@ class BoardTopTest {
     /** The EHXPLLL parameters in the Verilog give 48 MHz from the board's 25 MHz, within the ECP5's PFD/VCO ranges. */
     @Test
     void pllMakes48MhzFrom25() {
-        Matcher inst = Pattern.compile("EHXPLLL\\s*#\\s*\\((.*?)\\)\\s*\\w+\\s*\\(", Pattern.DOTALL).matcher(pll);
-        assertTrue(inst.find(), "no EHXPLLL instance with parameters in the generated Verilog");
-        Map<String, String> p = new HashMap<>();
-        Matcher m = Pattern.compile("\\.(\\w+)\\s*\\(\\s*\"?([^\"\\)]*)\"?\\s*\\)").matcher(inst.group(1));
-        while (m.find()) {
-            p.put(m.group(1), m.group(2).trim());
-        }
-        assertFalse(inst.find(), "more than one EHXPLLL");
+        Map<String, String> p = parameters(pll, "EHXPLLL");
         assertEquals("CLKOP", p.get("FEEDBK_PATH"));
         double fin = 25e6;
         int clki = Integer.parseInt(p.get("CLKI_DIV"));
@@ -146,14 +152,7 @@ class BoardTopTest {
     /** The MMCME2_BASE parameters give 48 MHz from the Arty's 100 MHz, within the Artix-7's PFD/VCO ranges. */
     @Test
     void mmcmMakes48MhzFrom100() {
-        Matcher inst = Pattern.compile("MMCME2_BASE\\s*#\\s*\\((.*?)\\)\\s*\\w+\\s*\\(", Pattern.DOTALL).matcher(mmcm);
-        assertTrue(inst.find(), "no MMCME2_BASE instance with parameters in the generated Verilog");
-        Map<String, String> p = new HashMap<>();
-        Matcher m = Pattern.compile("\\.(\\w+)\\s*\\(\\s*\"?([^\"\\)]*)\"?\\s*\\)").matcher(inst.group(1));
-        while (m.find()) {
-            p.put(m.group(1), m.group(2).trim());
-        }
-        assertFalse(inst.find(), "more than one MMCME2_BASE");
+        Map<String, String> p = parameters(mmcm, "MMCME2_BASE");
         double fin = 1e9 / Double.parseDouble(p.get("CLKIN1_PERIOD"));
         assertEquals(100e6, fin, 1e-3, "CLKIN1_PERIOD is not the Arty's 100 MHz oscillator");
         double mult = Double.parseDouble(p.get("CLKFBOUT_MULT_F"));

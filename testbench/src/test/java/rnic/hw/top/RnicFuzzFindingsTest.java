@@ -89,16 +89,21 @@ class RnicFuzzFindingsTest {
         return out;
     }
 
+    /** One writable 64 KiB region per QP (STag {@code stag(q)}, PD {@link #PD}); b's transmit kept for the test. */
+    static void writableRegionPerQp(RnicBench.Side b) {
+        for (int q = 0; q < 4; q++) {
+            b.programStag(stag(q), PD, q, true, true, false, false, false, va(q), 65536);
+            b.tcpOut.get(q).forward = false;
+        }
+    }
+
     @Test
     void errorsOnEveryConnectionAtOnceEachSendOneTerminateAlsoAfterAReset() {
         RnicBench.model(RnicBench.W).run("fuzz-f13", 31, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side b = bench.b;
             Random rng = tb.random();
-            for (int q = 0; q < 4; q++) {
-                b.programStag(stag(q), PD, q, true, true, false, false, false, va(q), 65536);
-                b.tcpOut.get(q).forward = false;
-            }
+            writableRegionPerQp(b);
             for (int pass = 0; pass < 2; pass++) {
                 // Pass 0: connections 0 and 2 a CRC error (E-M2, the engine's own Terminate), 1 and 3 a Write to an
                 // unknown STag (E-D1, the receive side's Terminate) after a good Write; pass 1, after the RESET: a CRC
@@ -190,10 +195,7 @@ class RnicFuzzFindingsTest {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side b = bench.b;
             Random rng = tb.random();
-            for (int q = 0; q < 4; q++) {
-                b.programStag(stag(q), PD, q, true, true, false, false, false, va(q), 65536);
-                b.tcpOut.get(q).forward = false;
-            }
+            writableRegionPerQp(b);
             for (int pass = 0; pass < 3; pass++) {
                 for (int q = 0; q < 4; q++) {
                     long seqStart = rng.nextInt(1 << 30);
