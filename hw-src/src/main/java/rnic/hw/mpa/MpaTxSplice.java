@@ -112,7 +112,8 @@ public final class MpaTxSplice extends HwComponent {
         }
         Bool markerInPiece = False();
         for (int k = 0; k <= words; k++) {
-            markerInPiece = or(markerInPiece, and(near.apply(k), le(U(k, cw), count)));
+            // A Marker due at word 0 is always in the piece (0 <= count needs no compare).
+            markerInPiece = or(markerInPiece, k == 0 ? near.apply(0) : and(near.apply(k), le(U(k, cw), count)));
         }
         hasMarker = wire("hasMarker", and(io.markers, markerInPiece));
         // FPDUPTR: wire octets back to ULPDU_Length, earlier Markers of the FPDU included (MPA-13); a Marker before
