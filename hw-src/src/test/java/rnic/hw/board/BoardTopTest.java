@@ -40,29 +40,30 @@ class BoardTopTest {
 
     @BeforeAll
     static void generate() throws Exception {
-        Blocks.Block b = Blocks.fpgaTops().stream().filter(x -> x.name().equals("BoardTop_ulx3s")).findFirst()
-                .orElseThrow();
-        Rtl.generate(OUT, b.factory());
-        top = Files.readString(new File(OUT, "BoardTop_ulx3s.v").toPath());
-        pll = "";
-        for (File f : OUT.listFiles((d, n) -> n.endsWith(".v"))) {
-            String v = Files.readString(f.toPath());
-            if (v.contains("EHXPLLL")) {
-                pll += v;
-            }
-        }
+        top = generateTop("BoardTop_ulx3s", OUT);
+        pll = filesMentioning(OUT, "EHXPLLL");
         File artyDir = new File(OUT, "arty");
-        Blocks.Block a = Blocks.fpgaTops().stream().filter(x -> x.name().equals("BoardTop_arty_a7_100t")).findFirst()
-                .orElseThrow();
-        Rtl.generate(artyDir, a.factory());
-        arty = Files.readString(new File(artyDir, "BoardTop_arty_a7_100t.v").toPath());
-        mmcm = "";
-        for (File f : artyDir.listFiles((d, n) -> n.endsWith(".v"))) {
+        arty = generateTop("BoardTop_arty_a7_100t", artyDir);
+        mmcm = filesMentioning(artyDir, "MMCME2_BASE");
+    }
+
+    /** Generates the board top {@code name} of {@link Blocks#fpgaTops} into {@code dir}; its own module's Verilog. */
+    static String generateTop(String name, File dir) throws Exception {
+        Blocks.Block b = Blocks.fpgaTops().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
+        Rtl.generate(dir, b.factory());
+        return Files.readString(new File(dir, name + ".v").toPath());
+    }
+
+    /** The Verilog files of {@code dir} that mention {@code primitive}, concatenated. */
+    static String filesMentioning(File dir, String primitive) throws Exception {
+        StringBuilder s = new StringBuilder();
+        for (File f : dir.listFiles((d, n) -> n.endsWith(".v"))) {
             String v = Files.readString(f.toPath());
-            if (v.contains("MMCME2_BASE")) {
-                mmcm += v;
+            if (v.contains(primitive)) {
+                s.append(v);
             }
         }
+        return s.toString();
     }
 
     /** The parameters of the one instance of {@code primitive} in {@code verilog}, by name. */
