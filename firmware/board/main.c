@@ -13,6 +13,12 @@ static unsigned tcp_connections; /* the RNIC core's QP count, from its CORE_CONF
 
 static hl_link link_;
 static selftest_result selftest; /* the power-on self-test, run before the link starts */
+/* The link session of the last start; in .noinit, so a reset of the SoC does not clear it (board.ld). */
+#define LAST_START_MAGIC 0x53455353u
+static struct {
+    uint32_t magic;
+    uint32_t session;
+} last_start __attribute__((section(".noinit")));
 
 /* The link's ticks are clock cycles (the low word of the cycle counter: the link compares differences, so the wrap
  * every 2^32 cycles is harmless). */
@@ -205,12 +211,17 @@ int main(void) {
     selftest_run(&selftest);
     uint32_t selftest_led = selftest.passed == (1u << ST_CHECKS) - 1u ? 4u : 0u;
     BOARD_LEDS = 1u | selftest_led;
-    /* A new session number at every start: the cycle count when the first octet from the host arrives differs
-     * from one start to the next on a real board; in simulation the build id and the buttons vary it too. */
+    /* A new session number at every start, so the host sees the board restarted. After a reset the RAM still holds
+     * the last start's number: the next one follows it. After power-on (the RAM as the configuration loaded it) the
+     * cycle count when the first octet from the host arrives picks it. */
     uint32_t s;
     while (!((s = UART_DATA) & 0x10000u)) {
     }
-    uint8_t session = (uint8_t) (BOARD_CYCLE_LO ^ BOARD_BUTTONS ^ (BOARD_CYCLE_LO >> 8));
+    uint8_t session = last_start.magic == LAST_START_MAGIC
+            ? (uint8_t) (last_start.session + 1u)
+            : (uint8_t) (BOARD_CYCLE_LO ^ BOARD_BUTTONS ^ (BOARD_CYCLE_LO >> 8));
+    last_start.session = session;
+    last_start.magic = LAST_START_MAGIC;
     hl_init(&link_, uart_out, deliver, 0, clock / 20u, session); /* retransmit after 50 ms */
     hl_receive_byte(&link_, (uint8_t) s);
     int shown = 0; /* LED 1 shows the link is up; set on a change only, so the host may drive the LEDs */
