@@ -29,7 +29,10 @@ import spinal.lib.Stream;
  *       RDMAP opcode ({@link WqeOpcode}), its fields are copied, and the engine's wrId is the element's 16-bit ring
  *       index with the signaled flag in bit {@value QpEventRouter#SIGNALED_BIT};</li>
  *   <li>{@link SqWqe#FLAG_FENCE} (and every LOCAL_INVALIDATE and every bad element) first waits until every earlier
- *       request of the QP has completed ({@code sqCons} has reached the element's index);</li>
+ *       request of the QP has completed ({@code sqCons} has reached the element's index). It does not wait at the
+ *       head of the stream, where it would hold every other QP's work (an RDMA Read the peer is slow to answer would
+ *       stall them all): it is <em>deferred</em> — taken and dropped, the QP's fetcher rewound to it, the QP's
+ *       fetching halted until {@code sqCons} reaches it — and fetched again then, when it may start;</li>
  *   <li>LOCAL_INVALIDATE goes to the STag table ({@code stagInvalidate}); when it answers ({@code stagInvalidateDone})
  *       the completion goes to {@link QpEventRouter} as LOCAL_INVALIDATE_DONE (status
  *       {@link Cqe#STATUS_INVALIDATE_FAILED} when the STag was not valid). Nothing else is started meanwhile, so every
@@ -163,19 +166,22 @@ public final class QpSqIssuer extends HwComponent {
 
         Bool idle = wire("idle", and(not(sent), not(answered)));
         Bool go = wire("go", and(io.wqes.valid(), idle, not(discard), mayStart));
+        // An element that must wait for its QP's earlier requests leaves the stream and is fetched again later.
+        Bool defer = wire("defer", and(io.wqes.valid(), idle, not(discard), not(mayStart)));
         set(wr.valid(), and(go, not(bad), not(invalidate)));
         set(inv.valid(), and(go, not(bad), invalidate));
         set(loc.valid(), or(and(go, bad), and(io.wqes.valid(), answered, not(discard))));
         when(inv.fire(), () -> set(sent, True()));
         // An answered invalidation whose QP was discarded meanwhile completes silently.
         when(and(answered, or(loc.fire(), and(io.wqes.valid(), discard))), () -> set(answered, False()));
-        set(io.wqes.ready(), or(wr.fire(), loc.fire(), and(io.wqes.valid(), discard, not(sent))));
+        set(io.wqes.ready(), or(wr.fire(), loc.fire(), defer, and(io.wqes.valid(), discard, not(sent))));
 
-        // A bad element: rewind the fetcher past it; halt this QP's fetching until its state has left RTS.
+        // A bad element: rewind the fetcher past it; halt this QP's fetching until its state has left RTS. A deferred
+        // one: rewind the fetcher to it; halt this QP's fetching until sqCons has reached it.
         Bool halt = wire("halt", and(loc.fire(), bad));
-        set(io.rewind.valid(), halt);
+        set(io.rewind.valid(), or(halt, defer));
         set(io.rewind.payload().qp, q);
-        set(io.rewind.payload().index, add(h.index, U(1, ib)));
+        set(io.rewind.payload().index, mux(defer, h.index, add(h.index, U(1, ib))));
         List<Bool> halted = new ArrayList<>();
         List<Bool> enable = new ArrayList<>();
         for (int p = 0; p < n; p++) {
@@ -186,7 +192,15 @@ public final class QpSqIssuer extends HwComponent {
             when(or(io.clear.apply(p), eq(sp, U(QpState.SQE.code(), 3)), eq(sp, U(QpState.ERR.code(), 3))),
                     () -> set(hq, False()));
             when(and(halt, eq(q, U(pp, qb))), () -> set(hq, True()));
-            enable.add(and(eq(sp, U(QpState.RTS.code(), 3)), not(hq), not(io.dead.apply(p))));
+            Bool dq = regInit("deferred_" + p, bool(), False());
+            UInt di = reg("deferredIndex_" + p, uint(ib));
+            when(or(io.clear.apply(p), io.dead.apply(p), neq(sp, U(QpState.RTS.code(), 3)),
+                    eq(io.sqCons.apply(p), di)), () -> set(dq, False()));
+            when(and(defer, eq(q, U(pp, qb))), () -> {
+                set(dq, True());
+                set(di, h.index);
+            });
+            enable.add(and(eq(sp, U(QpState.RTS.code(), 3)), not(hq), not(dq), not(io.dead.apply(p))));
         }
         set(io.fetchEnable, catLsbFirst(enable));
     }

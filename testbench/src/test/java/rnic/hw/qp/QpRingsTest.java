@@ -188,6 +188,46 @@ class QpRingsTest {
     }
 
     /**
+     * One QP's waiting element never holds another QP's work (issue 11, RDMAP-23): QP 0 has an RDMA Read out that
+     * its peer does not answer, then a LOCAL_INVALIDATE or a fenced Send that must wait for it, then a Send; QP 1's
+     * Sends, rung after QP 0's waiting element reached the rings, are all handed out and completed meanwhile, and QP
+     * 0's waiting element, and the Send behind it, start only once the Read completed — in order.
+     */
+    @ParameterizedTest(name = "W={0} invalidate={1}")
+    @org.junit.jupiter.params.provider.CsvSource({"64,true", "64,false", "512,true", "512,false"})
+    void aWaitingElementDoesNotHoldOtherQps(int w, boolean invalidate) {
+        model(w).run("isolation", 18, tb -> {
+            RingsBench b = fourQps(new RingsBench(tb, RingsBench.Pacing.full()), 4, 4, 5);
+            Random r = tb.random();
+            RingsBench.Qp slow = b.qps.get(0);
+            slow.held = true;
+            b.post(0, RingsBench.Wqe.random(r, WqeOpcode.RDMA_READ.code(), true, false));
+            b.post(0, invalidate ? RingsBench.Wqe.random(r, WqeOpcode.LOCAL_INVALIDATE_CODE, true, false)
+                    : RingsBench.Wqe.random(r, WqeOpcode.SEND.code(), true, true));
+            b.post(0, RingsBench.Wqe.random(r, WqeOpcode.SEND.code(), true, false));
+            b.ring(0);
+            tb.runUntil(() -> slow.requests == 1, 2_000, "QP 0's Read");
+            tb.step(200);
+            int others = 12;
+            for (int i = 0; i < others; i++) {
+                b.post(1, RingsBench.Wqe.random(r, WqeOpcode.SEND.code(), true, false));
+            }
+            b.ring(1);
+            tb.step(3_000);
+            assertEquals(others, b.qps.get(1).requests, "QP 1's Sends handed out while QP 0 waits");
+            assertEquals(others, b.cqs.get(1).written, "QP 1's completions written while QP 0 waits");
+            assertEquals(1, slow.requests, "QP 0's fenced Send or the Send behind its invalidation started early");
+            assertEquals(0, b.invalidateSink.received(), "QP 0's invalidation started before its Read completed");
+            assertEquals(0, b.cqs.get(0).written, "a completion of QP 0 before its Read's");
+            slow.held = false;
+            b.settle(20_000);
+            assertEquals(invalidate ? 2 : 3, slow.requests);
+            assertEquals(invalidate ? 1 : 0, b.invalidateSink.received());
+            assertEquals(3, b.cqs.get(0).written, "QP 0's three completions");
+        });
+    }
+
+    /**
      * A CQ of 4 slots that the host stops reading: exactly 4 entries are written, the rings then wait (the engine's
      * events are held) and write nothing more; once the host reads again the remaining entries follow, the owner phase
      * flipping at every wrap (20 entries: 5 passes).

@@ -182,6 +182,8 @@ final class RingsBench {
         final Scoreboard<Entry> rqEntries;
         long requests;
         long posts;
+        /** Its requests stay in the bench's engine (a peer that does not answer) until this is cleared. */
+        boolean held;
 
         Qp(int n) {
             this.n = n;
@@ -826,7 +828,7 @@ final class RingsBench {
 
     private void engineStep() {
         for (Qp p : qps) {
-            while (autoComplete && !p.inEngine.isEmpty() && p.inEngine.peek().due <= tb.cycle()) {
+            while (autoComplete && !p.held && !p.inEngine.isEmpty() && p.inEngine.peek().due <= tb.cycle()) {
                 events.push(p.inEngine.poll().completion);
             }
             if (p.incoming > 0 && !p.hwRq.isEmpty() && rnd.nextInt(4) == 0) {
