@@ -475,7 +475,6 @@ public final class QueuePair implements AutoCloseable {
         return ctx.mulpdu();
     }
 
-    /** Send work requests posted that the core has not completed yet (reads QP_SQ_CONS). */
     /**
      * The TCP connection this QP carries since it entered Full Operation (the connection manager hands it over), or
      * null before; its {@code closed()} / {@code peerFinished()} tell whether the peer ended it.
@@ -484,6 +483,7 @@ public final class QueuePair implements AutoCloseable {
         return tcp;
     }
 
+    /** Send work requests posted that the core has not completed yet (reads QP_SQ_CONS). */
     public int sendOutstanding() {
         ensureOpen();
         return (sqProd - hardwareIndex(ctx.sqCons(), sqTail, sqDone, sqProd));
