@@ -45,7 +45,8 @@
 #define TCP_FIFO_BEATS 512u /* each direction's FIFO (TcpBridge.FIFO_BEATS) */
 #define TCP_REG(q, off) REG32(TCP_BASE + 0x20u * (q) + (off))
 #define TCP_RX_SEQ(q) TCP_REG(q, 0x00)   /* sequence number of the next octet pushed toward the core */
-#define TCP_RX_KEEP(q) TCP_REG(q, 0x04)  /* octets of the next beat pushed (bit i: octet i) */
+#define TCP_RX_KEEP(q) TCP_REG(q, 0x04)  /* octets of the next beat pushed (bit i: octet i), and FIN */
+#define TCP_RX_KEEP_FIN 0x10u             /* RX_KEEP: the next beat ends the stream (the peer's FIN or RST) */
 #define TCP_RX_DATA(q) TCP_REG(q, 0x08)  /* write: push a beat */
 #define TCP_RX_FREE(q) TCP_REG(q, 0x0C)  /* beats the FIFO toward the core takes */
 #define TCP_TX_COUNT(q) TCP_REG(q, 0x10) /* beats from the core waiting */

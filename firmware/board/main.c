@@ -79,6 +79,18 @@ static size_t tcp_push(unsigned q, uint32_t seq, const uint8_t *p, size_t n) {
     return done;
 }
 
+/* Ends the stream toward the core's connection q after every octet pushed (the peer's FIN or RST): one beat with no
+ * octets and FIN. Returns whether the bridge had room for it; the host asks again otherwise. */
+static int tcp_fin(unsigned q) {
+    if (TCP_RX_FREE(q) == 0) {
+        return 0;
+    }
+    TCP_RX_KEEP(q) = TCP_RX_KEEP_FIN;
+    TCP_RX_DATA(q) = 0;
+    TCP_RX_KEEP(q) = 0xFu;
+    return 1;
+}
+
 /* Forwards what the core sent on connection q to the host: 'X', q, the octets (up to a frame). Returns whether it
  * sent anything. */
 static int tcp_forward(unsigned q) {
@@ -173,6 +185,13 @@ static void deliver(void *ctx, const uint8_t *m, size_t n) {
             out[1] = (uint8_t) (taken >> 8);
             out[2] = (uint8_t) taken;
             answer(out, 3);
+        }
+        break;
+    case 'F': /* the end of a connection's stream toward the core: connection; answers whether it was taken */
+        if (n == 2 && m[1] < tcp_connections) {
+            out[0] = 'f';
+            out[1] = (uint8_t) tcp_fin(m[1]);
+            answer(out, 2);
         }
         break;
     case 'R': /* read 32 bits at an address */

@@ -2,6 +2,7 @@ package rnic.board;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -33,6 +34,9 @@ import rnic.verbs.ProtectionDomain;
 import rnic.verbs.QueuePair;
 import rnic.verbs.RecvRequest;
 import rnic.verbs.WorkRequest;
+import rnic.wire.CqeKind;
+import rnic.wire.MpaErrorCode;
+import rnic.wire.QpState;
 
 /**
  * The unchanged verbs API and connection manager on a board: the host driver runs on {@link SerialTransport}, whose
@@ -54,7 +58,7 @@ class SerialTransportBoardTest {
             try (SerialTransport t = new SerialTransport(line, InetAddress.getLoopbackAddress(),
                     Duration.ofMillis(5), CALL)) {
                 long start = tb.cycle();
-                long[] marks = loopbackWriteAndSend(t, tb::cycle);
+                long[] marks = loopbackWriteAndSend(t, tb::cycle, true);
                 System.out.printf("board over the serial line: open + setup + connect %d cycles, Write 300 B + "
                         + "Send 200 B %d cycles (48 MHz, 3 Mbaud)%n", marks[0] - start, marks[1] - marks[0]);
                 assertTrue(uart.framingErrors() == 0, "UART framing errors");
@@ -79,7 +83,7 @@ class SerialTransportBoardTest {
                 Thread host = new Thread(() -> {
                     try (SerialTransport t = new SerialTransport(new JsscSerialLine(pty.device(), 3_000_000,
                             pty.clock()), InetAddress.getLoopbackAddress(), Duration.ofMillis(5), CALL)) {
-                        result.set(loopbackWriteAndSend(t, () -> t.nanoTime()));
+                        result.set(loopbackWriteAndSend(t, () -> t.nanoTime(), false));
                     } catch (Throwable e) {
                         failure.set(e);
                     }
@@ -105,8 +109,12 @@ class SerialTransportBoardTest {
     /**
      * Opens the device on {@code t}, connects its QP 0 to its QP 1 through a listener on loopback, sends an RDMA
      * Write and a Send from QP 0 and checks QP 1's memory; returns {@code clock} after connecting and at the end.
+     * With {@code close}, QP 0's side then disconnects (its kernel socket sends a FIN): the driver tells the board
+     * ({@code F}, the TCP bridge's FIN beat) and QP 1 goes to ERR with the cause MPA_ERROR / TCP_CLOSED, the receive
+     * it still had posted flushed (MPA-41, DDP-28).
      */
-    static long[] loopbackWriteAndSend(SerialTransport t, java.util.function.LongSupplier clock) throws Exception {
+    static long[] loopbackWriteAndSend(SerialTransport t, java.util.function.LongSupplier clock, boolean close)
+            throws Exception {
         try (Device dev = Device.open(t)) {
             assertEquals(2, dev.queuePairCount());
             ProtectionDomain pd = dev.allocateProtectionDomain();
@@ -146,7 +154,24 @@ class SerialTransportBoardTest {
             assertArrayEquals(data, dst.get(0, 300), "the RDMA Write's octets in QP 1's region");
             byte[] sent = java.util.Arrays.copyOfRange(data, 100, 300);
             assertArrayEquals(sent, dst.get(512, 200), "the Send's octets in the receive buffer");
-            return new long[] {connected, clock.getAsLong()};
+            long done = clock.getAsLong();
+            if (close) {
+                qp1.postRecv(RecvRequest.of(dstMr.sge(768, 256)).withId(9));
+                active.disconnect();
+                long start = t.nanoTime();
+                while (qp1.state() != QpState.ERR) {
+                    assertTrue(t.nanoTime() - start < WAIT.toNanos(), "QP 1 still " + qp1.state()
+                            + " after its peer closed");
+                    t.advance();
+                }
+                assertNotNull(qp1.error(), "QP 1 in ERR without a cause");
+                assertEquals(CqeKind.MPA_ERROR, qp1.error().cqeKind(), qp1.error().toString());
+                assertEquals(MpaErrorCode.TCP_CLOSED, qp1.error().mpaError(), qp1.error().toString());
+                assertEquals(1, cq1.awaitCount(out, 1, WAIT), "the posted receive completes");
+                assertEquals(9L, out[0].wrId());
+                assertEquals(CompletionStatus.FLUSH_ERROR, out[0].status(), out[0].toString());
+            }
+            return new long[] {connected, done};
         }
     }
 }

@@ -121,6 +121,16 @@ public final class BoardLink implements AutoCloseable {
         return done;
     }
 
+    /**
+     * Ends the stream toward the core's connection {@code connection} after every octet offered so far (the peer's
+     * FIN or RST, {@code TcpRxBeat.fin}); returns whether the board's TCP bridge took it (it had room), else the caller
+     * asks again later.
+     */
+    public boolean finTcp(int connection) throws IOException {
+        byte[] a = call(new byte[] {'F', (byte) connection}, 'f');
+        return a.length > 1 && a[1] != 0;
+    }
+
     /** The oldest event the board sent, waiting at most {@code wait} for one; null when none came. */
     public Event nextEvent(Duration wait) throws IOException {
         if (events.isEmpty()) {

@@ -164,6 +164,10 @@ final class SocketTcp implements AutoCloseable {
         private boolean refused;
         private boolean finished;
         private boolean closed;
+        /** The peer reset the connection: what it had not delivered is gone. */
+        private boolean reset;
+        /** The core's connection slot has been told the stream ended. */
+        private boolean finSent;
         private boolean closeAfterSend;
         private int slot = -1;
         private long sendSeq = random.nextInt() & 0xFFFF_FFFFL;
@@ -176,7 +180,7 @@ final class SocketTcp implements AutoCloseable {
 
         boolean pump() throws IOException {
             if (closed) {
-                return false;
+                return sendFin();
             }
             boolean moved = false;
             if (connecting) {
@@ -219,7 +223,12 @@ final class SocketTcp implements AutoCloseable {
                 try {
                     n = channel.read(b);
                 } catch (IOException e) {
-                    closed = true; // reset by the peer
+                    // Reset by the peer: what the core was not shown yet is discarded (RFC 793), the stream ends.
+                    closed = true;
+                    reset = true;
+                    in.clear();
+                    inAt = 0;
+                    sendFin();
                     return true;
                 }
                 if (n < 0) {
@@ -233,7 +242,19 @@ final class SocketTcp implements AutoCloseable {
                     }
                 }
             }
-            return moved;
+            return moved | sendFin();
+        }
+
+        /**
+         * Once the peer's FIN (after every octet before it) or RST has reached a connection handed to the core, tells
+         * the core's slot its stream ended ({@link BoardLink#finTcp}), once; returns whether it did now.
+         */
+        private boolean sendFin() throws IOException {
+            if (slot < 0 || finSent || !(finished || reset) || !in.isEmpty()) {
+                return false;
+            }
+            finSent = board.finTcp(slot);
+            return finSent;
         }
 
         /** Offers what waits to the core's slot; keeps what the board's bridge has no room for yet. */

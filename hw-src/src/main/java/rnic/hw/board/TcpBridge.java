@@ -30,9 +30,10 @@ import spinal.lib.bus.regif.SymbolName;
  *
  * <ul>
  *   <li>toward the core's {@code tcpRx_q}: {@code RX_SEQ} is the TCP sequence number of the next octet pushed;
- *       {@code RX_KEEP} the octets of the next beat (after reset all four); writing {@code RX_DATA} pushes one beat
- *       {data, keep, seq} and advances {@code RX_SEQ} by the octets kept; {@code RX_FREE} says how many beats the
- *       FIFO takes now;</li>
+ *       {@code RX_KEEP} the octets of the next beat (bits 3:0, after reset all four) and whether it ends the stream
+ *       (bit 4, FIN: the peer's FIN or RST, {@link TcpRxBeat#fin}; cleared by the push); writing {@code RX_DATA}
+ *       pushes one beat {data, keep, seq, fin} and advances {@code RX_SEQ} by the octets kept; {@code RX_FREE} says
+ *       how many beats the FIFO takes now;</li>
  *   <li>from the core's {@code tcpTx_q}: {@code TX_COUNT} says how many beats wait; {@code TX_META} is the oldest
  *       one's keep (bits 3:0) and last (bit 4); reading {@code TX_DATA} returns its data and removes it.</li>
  * </ul>
@@ -95,22 +96,32 @@ public final class TcpBridge extends HwComponent {
         RegInst seqReg = reg(p + "RX_SEQ", "TCP sequence number of the next octet pushed to connection " + q);
         set(field(seqReg, "SEQ", () -> uint(32), new AccessType.CSTM("RW"), "sequence number", "rxSeqField_" + q),
                 seq);
-        RegInst keepReg = reg(p + "RX_KEEP", "Octets of the next beat pushed (bit i: octet i), normally 0xF");
+        spinal.core.Bool fin = regInit("rxFin_" + q, bool(), False());
+        RegInst keepReg = reg(p + "RX_KEEP", "Octets of the next beat pushed (bit i: octet i), normally 0xF; "
+                + "bit 4: the beat ends the stream");
         set(field(keepReg, "KEEP", () -> bits(4), new AccessType.CSTM("RW"), "tkeep of the next beat",
                 "rxKeepField_" + q), keep);
+        set(field(keepReg, "FIN", () -> bits(1), new AccessType.CSTM("RW"),
+                "the next beat pushed ends the stream (the peer's FIN or RST); cleared by the push",
+                "rxFinField_" + q), fin.asBits());
         RegInst dataReg = reg(p + "RX_DATA", "Write: push one beat {data, RX_KEEP, RX_SEQ} toward the core");
         set(field(dataReg, "DATA", () -> bits(32), new AccessType.CSTM("WO"), "beat data, octet 0 in 7:0",
                 "rxDataField_" + q), B(0, 32));
         UInt free = field(reg(p + "RX_FREE", "Beats the FIFO toward the core takes now"), "FREE",
                 () -> uint(16), AccessType.RO$.MODULE$, "free FIFO entries", "rxFree_" + q);
-        when(keepReg.hitDoWrite(), () -> set(keep, range(busif.writeData(), 3, 0)));
+        when(keepReg.hitDoWrite(), () -> {
+            set(keep, range(busif.writeData(), 3, 0));
+            set(fin, busif.writeData().apply(4));
+        });
         set(push.valid(), dataReg.hitDoWrite());
         set(push.payload().tdata, busif.writeData());
         set(push.payload().tkeep, keep);
         set(push.payload().seq, seq);
-        // The firmware has no FIN/RST message for a connection yet: the board's streams never end (TcpRxBeat.fin).
-        set(push.payload().fin, False());
-        when(push.fire(), () -> set(seq, add(seq, popCount4(keep))));
+        set(push.payload().fin, fin);
+        when(push.fire(), () -> {
+            set(seq, add(seq, popCount4(keep)));
+            set(fin, False());
+        });
         // One APB access at a time: a write of RX_SEQ and a push never happen in the same cycle.
         when(seqReg.hitDoWrite(), () -> set(seq, busif.writeData().asUInt()));
         set(free, sub(U(FIFO_BEATS, 16), occupancy(queued)));
