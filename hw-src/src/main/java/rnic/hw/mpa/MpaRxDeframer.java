@@ -117,7 +117,8 @@ public final class MpaRxDeframer extends HwComponent {
 
         Streams.connect(io.tcp, align.io.input);
         set(align.io.seqStart, io.seqStart);
-        Streams.connect(align.io.output, parser.io.input);
+        // A skid buffer: the aligner's ready does not wait on the parser's FPDU arithmetic.
+        Streams.connect(Streams.s2mPipe(align.io.output), parser.io.input);
         set(parser.io.markers, io.markers);
         set(parser.io.crc, io.crc);
         set(parser.io.seqStart, io.seqStart);
@@ -129,9 +130,9 @@ public final class MpaRxDeframer extends HwComponent {
         Bool mergedValid = False();
         List<Stream<AxisBeat>> outs = new ArrayList<>();
         for (int i = 0; i < MpaRxParser.LANES; i++) {
-            Streams.connect(Streams.regFifo(parser.io.lanes.get(i), LANE_SLACK, 0), packers.get(i).io.input);
+            Streams.connect(Streams.regFifo(parser.io.lanes.get(i), LANE_SLACK, 1), packers.get(i).io.input);
             Streams.connect(packers.get(i).io.output, ulpdus.get(i).io.input);
-            outs.add(Streams.regFifo(ulpdus.get(i).io.output, LANE_SLACK, 0));
+            outs.add(Streams.regFifo(ulpdus.get(i).io.output, LANE_SLACK, 1));
         }
         AxisBeat mergedBeat = outs.get(0).payload();
         for (int i = 0; i < MpaRxParser.LANES; i++) {
@@ -149,7 +150,7 @@ public final class MpaRxDeframer extends HwComponent {
         // Synchronous read (latency 2): a buffer of this size must be block RAM, not LUTs.
         bufferDepth = cfg.bufferBeats();
         Stream<AxisBeat> held = Streams.fifo(merged, bufferDepth, 2);
-        Stream<MpaRxStatus> verdicts = Streams.regFifo(parser.io.status, STATUS_DEPTH, 0);
+        Stream<MpaRxStatus> verdicts = Streams.regFifo(parser.io.status, STATUS_DEPTH, 1);
 
         // Release: a ULPDU goes out once its verdict is in and good; the first bad verdict ends delivery.
         open = regInit("open", bool(), False());
