@@ -34,6 +34,10 @@ import spinal.lib.Stream;
  * {@code lost} row becomes E-M1 (TCP_CLOSED). An FPDU whose ULPDU_Length exceeds {@code maxUlpdu} (the receive buffer's
  * bound, {@link MpaRxConfig#maxUlpdu()}) gets its verdict, E-M2 (CRC_ERROR: it cannot be validated), the cycle its
  * header is seen, and none of it is handed on. After the first error the stage takes and discards everything (MPA-44).
+ *
+ * <p>Timing: a register stage in front ({@link Pre}) works out what depends on the row alone (content words per word,
+ * over-long flags, the Marker row, FPDUPTR as a header offset), and {@code remSmall} says whether the FPDU in progress
+ * can end in this beat, so finding an FPDU's end is a {@code log2(words + 1) + 1}-bit add instead of 17-bit ones.
  */
 public final class MpaRxParser extends HwComponent {
 
@@ -46,7 +50,6 @@ public final class MpaRxParser extends HwComponent {
         public final Stream<MpaRxStatus> status;
         public final Bool markers;
         public final Bool crc;
-        public final UInt seqStart;
 
         public Io(int words) {
             this.words = words;
@@ -57,7 +60,6 @@ public final class MpaRxParser extends HwComponent {
             status = field("status", Streams.masterStream(MpaRxStatus::new));
             markers = field("markers", in(bool()));
             crc = field("crc", in(bool()));
-            seqStart = field("seqStart", in(uint(32)));
         }
     }
 
@@ -75,6 +77,9 @@ public final class MpaRxParser extends HwComponent {
         public final Bits small;
         public final Bits tooLong;
         public final Bool markerRow;
+        /** Word 0 read as a Marker: its FPDUPTR is 0, and the offset of the ULPDU_Length it points at. */
+        public final Bool ptrZero;
+        public final UInt ptrHdr;
 
         public Pre(int words) {
             this.words = words;
@@ -83,6 +88,8 @@ public final class MpaRxParser extends HwComponent {
             small = field("small", bits(words));
             tooLong = field("tooLong", bits(words));
             markerRow = field("markerRow", bool());
+            ptrZero = field("ptrZero", bool());
+            ptrHdr = field("ptrHdr", uint(32));
         }
     }
 
@@ -181,6 +188,10 @@ public final class MpaRxParser extends HwComponent {
         set(p0.small, catLsbFirst(smallList));
         set(p0.tooLong, catLsbFirst(longList));
         set(p0.markerRow, eq(range(raw.rowOff, 8, 0), U(0, 9)));
+        // FPDUPTR is octets 2–3 of the Marker (word 0), big-endian, read with bits 1:0 as zero (MPA-10).
+        UInt ptr = cat(range(raw.data, 23, 16), range(raw.data, 31, 26), B(0, 2)).asUInt();
+        set(p0.ptrZero, eq(ptr, U(0, 16)));
+        set(p0.ptrHdr, sub(raw.rowOff, ptr.resize(32)));
         Stream<Pre> pipe = Streams.m2sPipe(Streams.translateWith(io.input, p0));
         Pre pre = pipe.payload();
         MpaRxRow r = pre.row;
@@ -222,10 +233,8 @@ public final class MpaRxParser extends HwComponent {
         crcB = wire("crcB", CrcParallel.nextWords(matrix, crcInit, r.data, nextStart, hi));
         Bits crcWord = wordAt(r.data, eAw);
         crcBad = wire("crcBad", and(io.crc, neq(crcWord, xor(crcA, B(matrix.finish(0), 32)))));
-        // FPDUPTR is octets 2–3 of the Marker (word 0), big-endian, read with bits 1:0 as zero (MPA-10).
-        UInt ptr = cat(range(r.data, 23, 16), range(r.data, 31, 26), B(0, 2)).asUInt();
-        UInt expectPtr = mux(starting, U(0, 32), sub(r.rowOff, hdrOff));
-        Bool thisMarkerBad = and(isMarker, neq(ptr.resize(32), expectPtr));
+        // A leading Marker must carry FPDUPTR 0; any other must point back at the ULPDU_Length: rowOff − FPDUPTR = hdrOff.
+        Bool thisMarkerBad = and(isMarker, mux(starting, not(pre.ptrZero), neq(pre.ptrHdr, hdrOff)));
         markerBadA = wire("markerBadA", or(and(not(fresh), markerBad), thisMarkerBad));
         Bool badA = or(crcBad, markerBadA);
         UInt fpduOffA = mux(fresh, add(r.rowOff, shl(start.resize(30), 2)), fpduOff);
@@ -273,7 +282,7 @@ public final class MpaRxParser extends HwComponent {
         set(st.code, mux(lost, U(MpaErrorCode.TCP_CLOSED.code(), 8),
                 mux(or(tooLongA, crcBad), U(MpaErrorCode.CRC_ERROR.code(), 8),
                         U(MpaErrorCode.MARKER_ERROR.code(), 8))));
-        set(st.seq, add(io.seqStart, mux(lost, r.rowOff, fpduOffA)));
+        set(st.seq, mux(lost, r.rowOff, fpduOffA)); // a stream offset: the receiver adds seqStart after its FIFO
         set(st.length, mux(starting, lengthA, ulpduLength));
 
         set(pipe.ready(), or(failed, and(go, not(hold)), and(active, refuse, io.status.ready())));
