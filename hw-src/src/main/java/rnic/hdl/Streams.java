@@ -129,6 +129,14 @@ public final class Streams {
     }
 
     /**
+     * {@code source.s2mPipe()}: registers ready (a skid buffer of one beat: the source sees a ready that depends on no
+     * logic behind the pipe; full throughput, valid and payload pass through a mux).
+     */
+    public static <T extends Data> Stream<T> s2mPipe(Stream<T> source) {
+        return source.s2mPipe(1);
+    }
+
+    /**
      * Renames a stream port to AXI-Stream names so standard agents (cocotbext-axi, Xilinx IP) bind by prefix:
      * {@code <prefix>_tvalid}, {@code <prefix>_tready}, and {@code <prefix>_<element>} for each payload element
      * (a plain {@code Bits} payload becomes {@code <prefix>_tdata}).

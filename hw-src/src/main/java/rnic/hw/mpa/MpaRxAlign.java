@@ -20,7 +20,8 @@ import spinal.lib.Stream;
  *
  * <p>A beat's octets land at the fill position of the current row (an octet shift of up to one row); a row that fills
  * goes out whole with the overflow kept as the start of the next one, otherwise its newly completed words go out. One
- * input beat per cycle; the output is registered. A beat whose {@code seq} is not the next expected sequence number
+ * input beat per cycle; input and output are registered (the input stage makes {@code seq} relative to {@code seqStart},
+ * so the in-order test is one compare with a register). A beat whose {@code seq} is not the next expected sequence number
  * means the in-order byte stream has a hole (the LLP failed, E-M1): the stage passes a {@code lost} row after the last
  * complete word and drops everything after it. The end of the stream ({@code fin}: the peer's FIN or RST, MPA-41) is
  * treated the same way once the octets of its beat are in: a {@code lost} row after the last complete word, so every
@@ -54,6 +55,8 @@ public final class MpaRxAlign extends HwComponent {
     /** A hole was seen; {@code lostSent} once it has been reported. */
     public final Bool lost;
     public final Bool lostSent;
+    /** Stream offset the next input octet must have: {@code rowOff + fill}. */
+    public final UInt expOff;
     /** The input beat, octet-shifted to the fill position (two rows wide). */
     public final Bits merged;
     public final UInt filled;
@@ -76,16 +79,26 @@ public final class MpaRxAlign extends HwComponent {
         rowOff = regInit("rowOff", uint(32), U(0, 32));
         lost = regInit("lost", bool(), False());
         lostSent = regInit("lostSent", bool(), False());
+        expOff = regInit("expOff", uint(32), U(0, 32));
 
         Stream<MpaRxRow> out = Streams.stream(() -> new MpaRxRow(words));
         Streams.connect(Streams.m2sPipe(out), io.output);
 
-        TcpRxBeat in = io.input.payload();
+        // A register stage in front: the beat with its sequence number made relative to seqStart, so the in-order
+        // test is one compare with the expected stream offset (itself a register, rowOff + fill).
+        TcpRxBeat raw = io.input.payload();
+        TcpRxBeat rel = wire("rel", new TcpRxBeat(dataWidth));
+        set(rel.tdata, raw.tdata);
+        set(rel.tkeep, raw.tkeep);
+        set(rel.seq, sub(raw.seq, io.seqStart));
+        set(rel.fin, raw.fin);
+        Stream<TcpRxBeat> input = Streams.m2sPipe(Streams.translateWith(io.input, rel));
+        TcpRxBeat in = input.payload();
         UInt count = CountOne$.MODULE$.apply(in.tkeep).resize(sw);
-        UInt expected = add(rowOff, fill.resize(32));
-        Bool inOrder = eq(sub(in.seq, io.seqStart), expected);
-        Bool take = and(io.input.valid(), not(lost), inOrder);
-        Bool hole = and(io.input.valid(), not(lost), not(inOrder));
+        UInt expected = expOff;
+        Bool inOrder = eq(in.seq, expected);
+        Bool take = and(input.valid(), not(lost), inOrder);
+        Bool hole = and(input.valid(), not(lost), not(inOrder));
 
         List<Bool> keepBits = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -110,9 +123,10 @@ public final class MpaRxAlign extends HwComponent {
         set(out.valid(), or(emit, and(lost, not(lostSent))));
         // A cycle moves when it has nothing to hand on or the output takes it.
         Bool step = or(not(emit), out.ready());
-        set(io.input.ready(), or(lost, and(step, not(hole))));
+        set(input.ready(), or(lost, and(step, not(hole))));
 
-        when(and(step, io.input.valid(), hole), () -> set(lost, True()));
+        when(and(step, input.valid(), hole), () -> set(lost, True()));
+        when(and(step, take), () -> set(expOff, add(expOff, count.resize(32))));
         when(and(step, take, in.fin), () -> set(lost, True()));
         when(and(out.fire(), not(emit)), () -> set(lostSent, True()));
         when(step, () -> {

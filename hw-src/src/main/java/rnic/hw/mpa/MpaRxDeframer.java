@@ -25,7 +25,9 @@ import spinal.lib.Stream;
  * arrived). The buffer holds one whole ULPDU of the largest ULPDU_Length the core accepts ({@link MpaRxConfig#maxUlpdu()},
  * from the MSS it advertises) plus slack, so verdicts never wait on space; it is read synchronously (StreamFifo latency
  * 2), so synthesis maps it to block RAM; the small lane and verdict FIFOs are registers ({@code useVec}: an iCE40 has no
- * LUT RAM for an asynchronously read memory). An FPDU announcing a longer ULPDU_Length is refused at its header by the
+ * LUT RAM for an asynchronously read memory) with a registered pop side (latency 1: no path through an empty FIFO), and
+ * a skid buffer ({@code s2mPipe}) keeps the parser's handshake out of the aligner's (timing on an iCE40: README, per-block
+ * section). An FPDU announcing a longer ULPDU_Length is refused at its header by the
  * parser (E-M2, below) before any of it is buffered, so no input can wedge the receiver.
  *
  * <p>Errors (docs/requirements.md §3.1, Terminate Layer 2 / EType 0): E-M2 CRC (code 2) when {@code crc} is on, E-M3 Marker
@@ -117,10 +119,10 @@ public final class MpaRxDeframer extends HwComponent {
 
         Streams.connect(io.tcp, align.io.input);
         set(align.io.seqStart, io.seqStart);
-        Streams.connect(align.io.output, parser.io.input);
+        // A skid buffer: the aligner's ready does not wait on the parser's FPDU arithmetic.
+        Streams.connect(Streams.s2mPipe(align.io.output), parser.io.input);
         set(parser.io.markers, io.markers);
         set(parser.io.crc, io.crc);
-        set(parser.io.seqStart, io.seqStart);
         // Per lane: a few pieces of slack (the parser can start a lane's next FPDU while its packer still drains the
         // last one), the packer, the ULPDU aligner, a few beats of slack (a lane can finish while the merge drains
         // another). Then the lanes are merged back in FPDU order: lane i carries FPDUs i, i + LANES, …
@@ -129,9 +131,9 @@ public final class MpaRxDeframer extends HwComponent {
         Bool mergedValid = False();
         List<Stream<AxisBeat>> outs = new ArrayList<>();
         for (int i = 0; i < MpaRxParser.LANES; i++) {
-            Streams.connect(Streams.regFifo(parser.io.lanes.get(i), LANE_SLACK, 0), packers.get(i).io.input);
+            Streams.connect(Streams.regFifo(parser.io.lanes.get(i), LANE_SLACK, 1), packers.get(i).io.input);
             Streams.connect(packers.get(i).io.output, ulpdus.get(i).io.input);
-            outs.add(Streams.regFifo(ulpdus.get(i).io.output, LANE_SLACK, 0));
+            outs.add(Streams.regFifo(ulpdus.get(i).io.output, LANE_SLACK, 1));
         }
         AxisBeat mergedBeat = outs.get(0).payload();
         for (int i = 0; i < MpaRxParser.LANES; i++) {
@@ -149,7 +151,7 @@ public final class MpaRxDeframer extends HwComponent {
         // Synchronous read (latency 2): a buffer of this size must be block RAM, not LUTs.
         bufferDepth = cfg.bufferBeats();
         Stream<AxisBeat> held = Streams.fifo(merged, bufferDepth, 2);
-        Stream<MpaRxStatus> verdicts = Streams.regFifo(parser.io.status, STATUS_DEPTH, 0);
+        Stream<MpaRxStatus> verdicts = Streams.regFifo(parser.io.status, STATUS_DEPTH, 1);
 
         // Release: a ULPDU goes out once its verdict is in and good; the first bad verdict ends delivery.
         open = regInit("open", bool(), False());
@@ -172,7 +174,7 @@ public final class MpaRxDeframer extends HwComponent {
         when(and(badHead, not(failed)), () -> {
             set(failed, True());
             set(errorCode, verdict.code);
-            set(errorSeq, verdict.seq);
+            set(errorSeq, add(io.seqStart, verdict.seq)); // the parser's seq is a stream offset
         });
         set(io.failed, failed);
         set(io.errorCode, errorCode);

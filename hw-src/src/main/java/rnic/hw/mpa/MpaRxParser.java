@@ -34,6 +34,10 @@ import spinal.lib.Stream;
  * {@code lost} row becomes E-M1 (TCP_CLOSED). An FPDU whose ULPDU_Length exceeds {@code maxUlpdu} (the receive buffer's
  * bound, {@link MpaRxConfig#maxUlpdu()}) gets its verdict, E-M2 (CRC_ERROR: it cannot be validated), the cycle its
  * header is seen, and none of it is handed on. After the first error the stage takes and discards everything (MPA-44).
+ *
+ * <p>Timing: a register stage in front ({@link Pre}) works out what depends on the row alone (content words per word,
+ * over-long flags, the Marker row, FPDUPTR as a header offset), and {@code remSmall} says whether the FPDU in progress
+ * can end in this beat, so finding an FPDU's end is a {@code log2(words + 1) + 1}-bit add instead of 17-bit ones.
  */
 public final class MpaRxParser extends HwComponent {
 
@@ -46,7 +50,6 @@ public final class MpaRxParser extends HwComponent {
         public final Stream<MpaRxStatus> status;
         public final Bool markers;
         public final Bool crc;
-        public final UInt seqStart;
 
         public Io(int words) {
             this.words = words;
@@ -57,7 +60,36 @@ public final class MpaRxParser extends HwComponent {
             status = field("status", Streams.masterStream(MpaRxStatus::new));
             markers = field("markers", in(bool()));
             crc = field("crc", in(bool()));
-            seqStart = field("seqStart", in(uint(32)));
+        }
+    }
+
+    /**
+     * A row with what depends on its words alone worked out a cycle ahead (the register stage in front of the parser):
+     * per word {@code i}, the content words {@link #contentWords} of an FPDU whose ULPDU_Length is word {@code i}
+     * ({@code cw}, {@link #RW} bits each), whether that is at most {@code words} ({@code small}: such an FPDU can end in
+     * this beat) and whether the length is over the bound ({@code tooLong}); and whether the row starts at a multiple of
+     * 512 octets ({@code markerRow}).
+     */
+    public static final class Pre extends HwBundle {
+        public final int words;
+        public final MpaRxRow row;
+        public final Bits cw;
+        public final Bits small;
+        public final Bits tooLong;
+        public final Bool markerRow;
+        /** Word 0 read as a Marker: its FPDUPTR is 0, and the offset of the ULPDU_Length it points at. */
+        public final Bool ptrZero;
+        public final UInt ptrHdr;
+
+        public Pre(int words) {
+            this.words = words;
+            row = field("row", new MpaRxRow(words));
+            cw = field("cw", bits(RW * words));
+            small = field("small", bits(words));
+            tooLong = field("tooLong", bits(words));
+            markerRow = field("markerRow", bool());
+            ptrZero = field("ptrZero", bool());
+            ptrHdr = field("ptrHdr", uint(32));
         }
     }
 
@@ -89,6 +121,8 @@ public final class MpaRxParser extends HwComponent {
     public final Bool failed;
     /** ULPDU_Length of the current FPDU, once its header has been seen in an earlier beat. */
     public final UInt ulpduLength;
+    /** {@code rem} is at most {@code words} (the FPDU can end in the next beat). */
+    public final Bool remSmall;
 
     public final UInt start;
     public final Bool isMarker;
@@ -133,47 +167,74 @@ public final class MpaRxParser extends HwComponent {
         UInt laneNext = wire("laneNext", nextLane(laneSel));
         failed = regInit("failed", bool(), False());
         ulpduLength = regInit("ulpduLength", uint(16), U(0, 16));
+        remSmall = regInit("remSmall", bool(), True());
+        UInt max = U(maxUlpdu, 16);
 
-        MpaRxRow r = io.input.payload();
+        // ---- the register stage in front: per-word lengths and bounds, the Marker row
+        MpaRxRow raw = io.input.payload();
+        Pre p0 = wire("pre", new Pre(words));
+        set(p0.row, raw);
+        List<Bits> cwList = new ArrayList<>();
+        List<Bool> smallList = new ArrayList<>();
+        List<Bool> longList = new ArrayList<>();
+        for (int i = 0; i < words; i++) {
+            UInt len = lengthAt(raw.data, U(i, cw));
+            UInt c = contentWords(len);
+            cwList.add(c.asBits());
+            smallList.add(le(c, U(words, RW)));
+            longList.add(gt(len, max));
+        }
+        set(p0.cw, catLsbFirst(cwList));
+        set(p0.small, catLsbFirst(smallList));
+        set(p0.tooLong, catLsbFirst(longList));
+        set(p0.markerRow, eq(range(raw.rowOff, 8, 0), U(0, 9)));
+        // FPDUPTR is octets 2–3 of the Marker (word 0), big-endian, read with bits 1:0 as zero (MPA-10).
+        UInt ptr = cat(range(raw.data, 23, 16), range(raw.data, 31, 26), B(0, 2)).asUInt();
+        set(p0.ptrZero, eq(ptr, U(0, 16)));
+        set(p0.ptrHdr, sub(raw.rowOff, ptr.resize(32)));
+        Stream<Pre> pipe = Streams.m2sPipe(Streams.translateWith(io.input, p0));
+        Pre pre = pipe.payload();
+        MpaRxRow r = pre.row;
         UInt hi = r.hi;
-        UInt hiR = hi.resize(RW);
         start = wire("start", mux(gt(wp, r.lo), wp, r.lo));
-        isMarker = wire("isMarker", and(io.markers, eq(range(r.rowOff, 8, 0), U(0, 9)), eq(start, U(0, cw))));
+        isMarker = wire("isMarker", and(io.markers, pre.markerRow, eq(start, U(0, cw))));
         Bool starting = not(inFpdu);
         Bool fresh = and(starting, not(leadDone)); // nothing of this FPDU seen yet
         contentStart = wire("contentStart", add(start, mux(isMarker, U(1, cw), U(0, cw))));
         Bool hdrAvail = lt(contentStart, hi);
 
         // The FPDU in progress (A): its content ends at word eA, its CRC is word eA if that is in this beat.
+        // Only an FPDU with at most `words` content words left can end in this beat: its end is a (cw+1)-bit add.
         UInt lengthA = wire("lengthA", lengthAt(r.data, contentStart));
-        UInt remA = mux(starting, contentWords(lengthA), rem);
-        UInt eA = add(contentStart.resize(RW), remA);
-        endsA = wire("endsA", lt(eA, hiR));
-        Bool contentEnds = le(eA, hiR);
+        UInt remA = mux(starting, pick(pre.cw, RW, contentStart, 1).asUInt(), rem);
+        Bool smallA = mux(starting, pick(pre.small, 1, contentStart, 1).lsb(), remSmall);
+        UInt eA = add(contentStart.resize(cw + 1), remA.resize(cw + 1));
+        UInt hiS = hi.resize(cw + 1);
+        endsA = wire("endsA", and(smallA, lt(eA, hiS)));
+        Bool contentEnds = and(smallA, le(eA, hiS));
         UInt eAw = eA.resize(cw);
         endA = wire("endA", mux(endsA, eAw, hi));
         UInt contentEnd = mux(contentEnds, eAw, hi);
 
         // The FPDU after it (B), starting right after A's CRC.
         nextStart = wire("nextStart", add(eAw, U(1, cw)));
-        Bool bAvail = and(endsA, lt(nextStart, hi));
+        // B needs nextStart = eA + 1 < hi ≤ words: never at one word per beat (stated, so synthesis keeps no such logic).
+        Bool bAvail = words == 1 ? False() : and(endsA, lt(nextStart, hi));
         UInt lengthB = wire("lengthB", lengthAt(r.data, nextStart));
-        UInt tB = contentWords(lengthB);
-        UInt max = U(maxUlpdu, 16);
+        UInt tB = pick(pre.cw, RW, nextStart, 1).asUInt();
+        Bool smallB = pick(pre.small, 1, nextStart, 1).lsb();
         // B is taken only if it is not over-long: otherwise the beat is held and B is refused as A next cycle.
-        Bool tooLongB = gt(lengthB, max);
-        UInt eB = add(nextStart.resize(RW), tB);
-        Bool bFits = not(lt(eB, hiR)); // B's CRC is not in this beat
+        Bool tooLongB = pick(pre.tooLong, 1, nextStart, 0).lsb();
+        UInt eB = add(nextStart.resize(cw + 1), tB.resize(cw + 1));
+        Bool bFits = not(and(smallB, lt(eB, hiS))); // B's CRC is not in this beat
 
         // CRC and Marker checks.
         crcA = wire("crcA", CrcParallel.nextWords(matrix, mux(fresh, crcInit, crcState), r.data, start, endA));
         crcB = wire("crcB", CrcParallel.nextWords(matrix, crcInit, r.data, nextStart, hi));
         Bits crcWord = wordAt(r.data, eAw);
         crcBad = wire("crcBad", and(io.crc, neq(crcWord, xor(crcA, B(matrix.finish(0), 32)))));
-        // FPDUPTR is octets 2–3 of the Marker (word 0), big-endian, read with bits 1:0 as zero (MPA-10).
-        UInt ptr = cat(range(r.data, 23, 16), range(r.data, 31, 26), B(0, 2)).asUInt();
-        UInt expectPtr = mux(starting, U(0, 32), sub(r.rowOff, hdrOff));
-        Bool thisMarkerBad = and(isMarker, neq(ptr.resize(32), expectPtr));
+        // A leading Marker must carry FPDUPTR 0; any other must point back at the ULPDU_Length: rowOff − FPDUPTR = hdrOff.
+        Bool thisMarkerBad = and(isMarker, mux(starting, not(pre.ptrZero), neq(pre.ptrHdr, hdrOff)));
         markerBadA = wire("markerBadA", or(and(not(fresh), markerBad), thisMarkerBad));
         Bool badA = or(crcBad, markerBadA);
         UInt fpduOffA = mux(fresh, add(r.rowOff, shl(start.resize(30), 2)), fpduOff);
@@ -182,9 +243,9 @@ public final class MpaRxParser extends HwComponent {
         UInt countA = sub(contentEnd, contentStart);
         UInt countB = sub(hi, nextStart);
         Bool needA = neq(countA, U(0, cw));
-        Bool active = and(io.input.valid(), not(failed));
+        Bool active = and(pipe.valid(), not(failed));
         Bool lost = r.lost;
-        tooLongA = wire("tooLongA", and(starting, hdrAvail, gt(lengthA, max)));
+        tooLongA = wire("tooLongA", and(starting, hdrAvail, pick(pre.tooLong, 1, contentStart, 0).lsb()));
         // A verdict without content: the row is lost (E-M1), or A's ULPDU_Length is over the bound (E-M2).
         Bool refuse = or(lost, tooLongA);
         Bool laneAReady = False();
@@ -207,7 +268,7 @@ public final class MpaRxParser extends HwComponent {
         WordPiece pieceB = wire("pieceB", new WordPiece(words));
         set(pieceB.data, shiftDown(r.data, nextStart));
         set(pieceB.count, countB);
-        set(pieceB.last, eq(eB, hiR));
+        set(pieceB.last, and(smallB, eq(eB, hiS)));
         Bool validA = and(active, not(refuse), needA, statusOk);
         for (int i = 0; i < LANES; i++) {
             Bool isA = eq(laneSel, U(i, 2));
@@ -221,10 +282,10 @@ public final class MpaRxParser extends HwComponent {
         set(st.code, mux(lost, U(MpaErrorCode.TCP_CLOSED.code(), 8),
                 mux(or(tooLongA, crcBad), U(MpaErrorCode.CRC_ERROR.code(), 8),
                         U(MpaErrorCode.MARKER_ERROR.code(), 8))));
-        set(st.seq, add(io.seqStart, mux(lost, r.rowOff, fpduOffA)));
+        set(st.seq, mux(lost, r.rowOff, fpduOffA)); // a stream offset: the receiver adds seqStart after its FIFO
         set(st.length, mux(starting, lengthA, ulpduLength));
 
-        set(io.input.ready(), or(failed, and(go, not(hold)), and(active, refuse, io.status.ready())));
+        set(pipe.ready(), or(failed, and(go, not(hold)), and(active, refuse, io.status.ready())));
 
         when(and(active, refuse, io.status.ready()), () -> set(failed, True()));
         when(go, () -> {
@@ -236,7 +297,9 @@ public final class MpaRxParser extends HwComponent {
                 when(badA, () -> set(failed, True()));
                 when(takeB, () -> {
                     set(inFpdu, True());
-                    set(rem, sub(tB, countB.resize(RW)));
+                    UInt remB = sub(tB, countB.resize(RW));
+                    set(rem, remB);
+                    set(remSmall, le(remB, U(words, RW)));
                     set(ulpduLength, lengthB);
                     UInt off = add(r.rowOff, shl(nextStart.resize(30), 2));
                     set(hdrOff, off);
@@ -251,7 +314,9 @@ public final class MpaRxParser extends HwComponent {
                     set(fpduOff, fpduOffA);
                     set(hdrOff, add(r.rowOff, shl(contentStart.resize(30), 2)));
                 });
-                set(rem, sub(remA, sub(hi, contentStart).resize(RW)));
+                UInt remNext = sub(remA, sub(hi, contentStart).resize(RW));
+                set(rem, remNext);
+                set(remSmall, le(remNext, U(words, RW)));
                 set(crcState, crcA);
                 set(markerBad, markerBadA);
                 set(wp, U(0, cw));
@@ -280,6 +345,18 @@ public final class MpaRxParser extends HwComponent {
         Bits r = B(0, width);
         for (int i = data.getBitsWidth() / 32 - 1; i >= 0; i--) {
             r = mux(eq(index, U(i, index.getBitsWidth())), range(data, 32 * i + lo + width - 1, 32 * i + lo), r);
+        }
+        return r;
+    }
+
+    /**
+     * Field {@code index} of {@code fields} (fields of {@code width} bits, lowest first); past the last field, the
+     * value {@code otherwise}.
+     */
+    static Bits pick(Bits fields, int width, UInt index, int otherwise) {
+        Bits r = B(otherwise, width);
+        for (int i = fields.getBitsWidth() / width - 1; i >= 0; i--) {
+            r = mux(eq(index, U(i, index.getBitsWidth())), range(fields, width * i + width - 1, width * i), r);
         }
         return r;
     }
