@@ -261,8 +261,8 @@ class RnicFuzzFindingsTest {
      * possible, for the first error; DDP-31: the rest of the failing stream dropped; MPA-12: a reset QP restarts its
      * connection). On QP 1 a Read Request, then an 8000-octet Write to an unknown STag (E-D1, decided at its head)
      * whose FPDU the MPA receiver releases whole, after all the input was taken; the other QPs receive good Writes.
-     * When the core has been quiet for 96 cycles (no memory beat, no FPDU sent: the fuzzer's criterion) QP 1 is in
-     * ERR and has sent its Read Response, then exactly one Terminate (E-D1), its last FPDU; it is then reset and its
+     * Once QP 1 is in ERR and the core has then been quiet for 96 cycles (no memory beat, no FPDU sent: the fuzzer's
+     * criterion) QP 1 has sent its Read Response, then exactly one Terminate (E-D1), its last FPDU; it is then reset and its
      * next connection takes a Write with nothing sent on it. Before the fix the Terminate waited for the whole 8000
      * octets to be taken (1 000 cycles at W = 64, with no memory traffic), so it was missing when the core went quiet.
      * Run time: about 30 s under load (its model is the one the other tests here build).
@@ -304,6 +304,13 @@ class RnicFuzzFindingsTest {
                     }
                 }
                 tb.runUntil(() -> b.tcpIn.stream().noneMatch(TcpPayloadSource::busy), 50_000, "the input taken");
+                // The host sees the failure (TERMINATE_SENT, the QP in ERR) ...
+                long t0 = tb.cycle();
+                while (b.state(q) != QpState.ERR) {
+                    assertTrue(tb.cycle() - t0 < 20_000, "pass " + pass + ": QP " + q + " fails");
+                    tb.step(16);
+                }
+                // ... and from then on waits until the core is quiet.
                 long[] seen = {-1};
                 long[] lastActivity = {tb.cycle()};
                 tb.runUntil(() -> {
