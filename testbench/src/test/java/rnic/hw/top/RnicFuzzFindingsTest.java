@@ -280,6 +280,12 @@ class RnicFuzzFindingsTest {
             byte[] source = RnicQpStateTest.randomBytes(rng, 4096);
             b.memory.write(readVa, source);
             b.programStag(readStag, PD, q, true, false, true, false, false, readVa, source.length);
+            // QP 1's completion queue: room for the QP_ERROR entry of every pass (the test does not consume them).
+            long cq = 0x0000_0070_0000_0000L;
+            b.write(RnicBench.cqReg(0, "CQ_BASE_LO"), (int) cq);
+            b.write(RnicBench.cqReg(0, "CQ_BASE_HI"), (int) (cq >>> 32));
+            b.write(RnicBench.cqReg(0, "CQ_SIZE"), 4);
+            b.write(RnicBench.cqReg(0, "CQ_CONS"), 0);
             for (int pass = 0; pass < 3; pass++) {
                 for (int p = 0; p < 4; p++) {
                     long seqStart = rng.nextInt(1 << 30);
