@@ -187,7 +187,7 @@ public final class RdmapEngine extends HwComponent {
         // Synchronous read (latency 2): a buffer of this size must map to block RAM, not LUTs.
         Stream<DdpBeat> payload = Streams.fifo(header.io.output, PAYLOAD_DEPTH, 2);
         Streams.connect(payload, placer.io.segment);
-        // Segments the placer has taken whole: what the receive side waits for before a Terminate or a response.
+        // Segments the placer has taken whole: what the receive side waits for before a response.
         UInt inBeat = regInit("rxBeat", uint(16), U(0, 16));
         Bool inLast = wire("rxLastBeat", DdpBeat.isLastBeat(inBeat, payload.payload().length, c.octets()));
         when(payload.fire(), () -> set(inBeat, mux(inLast, U(0, 16), add(inBeat, U(1, 16)))));

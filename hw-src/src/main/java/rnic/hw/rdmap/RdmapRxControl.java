@@ -59,9 +59,12 @@ import spinal.lib.Stream;
  * Atomic Requests it had outstanding; closing it also flushes the receive buffers posted to it, which belonged to the
  * connection that ended. {@code halt} fails a QP for an error the transmit side found (a local memory error).
  *
- * <p><b>Order.</b> Placements are issued in segment order; events and responder jobs wait until every placement issued
- * before them is done ({@code placed} pulses), so a receive completion follows its data and a Read Response or Atomic
- * Response reflects every earlier Write and Send on any QP (RFC 5040 §5.5, RFC 7306 §7, docs/requirements.md §2.8.4).
+ * <p><b>Order.</b> Placements are issued in segment order; events, responder jobs and Terminates wait until every
+ * placement issued before them is done ({@code placed} pulses), so a receive completion follows its data and a Read
+ * Response or Atomic Response reflects every earlier Write and Send on any QP (RFC 5040 §5.5, RFC 7306 §7,
+ * docs/requirements.md §2.8.4). A job also waits until its segment has been taken whole ({@code consumed}); a
+ * Terminate does not (it goes as soon as possible, RFC 5040 §7.1, with its TERMINATE_SENT event), but it waits for
+ * the jobs of earlier segments to be finished, so a response owed before the error goes out before it.
  */
 public final class RdmapRxControl extends HwComponent {
     /** Entries of each output buffer (events, jobs, Terminates). */
@@ -665,8 +668,8 @@ public final class RdmapRxControl extends HwComponent {
         when(io.placed, () -> set(doneCount, add(doneCount, U(1, 16))));
         UInt consumedCount = regInit("consumedCount", uint(16), U(0, 16));
         when(io.consumed, () -> set(consumedCount, add(consumedCount, U(1, 16))));
-        // A Terminate or a response is acted on once its segment (and every earlier one) has been received whole,
-        // even when its head decided it early: the older of the two counts gates.
+        // A response is acted on once its segment (and every earlier one) has been received whole, even when its
+        // head decided it early: the older of the two counts gates.
         UInt wholeCount = wire("wholeCount", mux(lt(sub(doneCount, consumedCount), U(1 << 15, 16)), consumedCount,
                 doneCount));
 
@@ -767,8 +770,19 @@ public final class RdmapRxControl extends HwComponent {
         set(io.quiet, and(eq(inFlight, U(0, 4)), eq(seq, doneCount), not(evQueued.valid()), not(io.events.valid())));
         set(io.headTaken, go);
         connectGated(evQueued, doneCount, io.events);
-        connectGated(Streams.fifo(withSeq("job", jobIn, seq), OUTPUT_DEPTH), wholeCount, io.jobs);
-        connectGated(Streams.fifo(withSeq("term", termIn, seq), OUTPUT_DEPTH), wholeCount, io.terminates);
+        Stream<Sequenced<Job>> jobQueued = Streams.fifo(withSeq("job", jobIn, seq), OUTPUT_DEPTH);
+        Stream<Sequenced<TerminateJob>> termQueued = Streams.fifo(withSeq("term", termIn, seq), OUTPUT_DEPTH);
+        // A Terminate goes as soon as possible (RFC 5040 §7.1): once every placement before its segment is done (as
+        // its TERMINATE_SENT event), not after the rest of its segment — dropped anyway — has been taken. Waiting for
+        // that (the fuzzer's findings F16/F17) let the host see the QP in ERR and reset it, a long segment later,
+        // before the Terminate had gone: it was lost in the reset or came out on the next connection. It still waits
+        // for the responder jobs of earlier segments (they wait for their segments whole), so a Read or Atomic
+        // Response owed before the error is not overtaken by it and cut off (RFC 5040 §5.4).
+        UInt jobFirst = sub(termQueued.payload().seq, jobQueued.payload().seq);
+        Bool olderJob = wire("termAfterJob", and(jobQueued.valid(), lt(jobFirst, U(1 << 15, 16)),
+                neq(jobFirst, U(0, 16))));
+        connectGated(jobQueued, wholeCount, io.jobs);
+        connectGated(termQueued, doneCount, olderJob, io.terminates);
 
         // ---- host side: QP setup and IRD release ----
         set(io.setup.ready(), True());
@@ -829,9 +843,14 @@ public final class RdmapRxControl extends HwComponent {
     }
 
     private static <T extends Data> void connectGated(Stream<Sequenced<T>> in, UInt doneCount, Stream<T> out) {
+        connectGated(in, doneCount, False(), out);
+    }
+
+    private static <T extends Data> void connectGated(Stream<Sequenced<T>> in, UInt doneCount, Bool hold,
+            Stream<T> out) {
         // seq is the number of placements issued before this segment's own: released once doneCount passes it.
         UInt ahead = sub(doneCount, in.payload().seq);
-        Bool reached = and(lt(ahead, U(1 << 15, 16)), neq(ahead, U(0, 16)));
+        Bool reached = and(lt(ahead, U(1 << 15, 16)), neq(ahead, U(0, 16)), not(hold));
         set(out.valid(), and(in.valid(), reached));
         set(out.payload(), in.payload().value);
         set(in.ready(), and(out.ready(), reached));

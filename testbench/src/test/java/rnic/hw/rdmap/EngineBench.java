@@ -82,6 +82,10 @@ final class EngineBench {
     private final List<StagTable.Region> regions = new ArrayList<>();
     private final List<RdmapEndpoint.QpConfig> qps = new ArrayList<>();
     private final ArrayDeque<Segment> peerInbox = new ArrayDeque<>();
+    /** The segment whose beats the engine is taking (its first taken, its last not yet). */
+    private Segment taking;
+    /** That segment, when the twin has heard it already (a Terminate it caused went out before its last beat). */
+    private Segment heardEarly;
 
     EngineBench(Tb<RdmapEngine> tb, DdpConfig cfg, Pacer in, Pacer out, boolean slowMemory) {
         this.tb = tb;
@@ -103,8 +107,15 @@ final class EngineBench {
             System.arraycopy(u, from, chunk, 0, Math.min(octets, u.length - from));
             rxf.setOctets("data", chunk).set("length", u.length).set("qp", b.segment.qp);
         }, in)).onAccepted(b -> {
+            if (b.index == 0) {
+                taking = b.segment;
+            }
             if ((b.index + 1) * octets >= b.segment.ulpdu.length) {
-                received(b.segment);
+                if (b.segment != heardEarly) {
+                    received(b.segment);
+                }
+                taking = null;
+                heardEarly = null;
             }
         });
         requests = source(io.requests.valid(), io.requests.ready(), io.requests.payload(), in);
@@ -125,7 +136,15 @@ final class EngineBench {
                 if (twin != null && txValid.getBool() && announced == null && !txInSegment) {
                     int qp = (int) txf.get("qp");
                     byte[] first = txf.octets("data");
-                    List<EndpointAction> actions = twin.transmit(qp, sourceOf(first[1] & 0xFF));
+                    RdmapEndpoint.Source source = sourceOf(first[1] & 0xFF);
+                    // A Terminate decided at the head of the segment the engine is still taking goes without waiting
+                    // for the rest of it (dropped anyway; RFC 5040 §7.1): the twin hears that segment now.
+                    if (source == RdmapEndpoint.Source.TERMINATE && !twin.canTransmit(qp, source) && taking != null
+                            && taking.qp() == qp && heardEarly != taking) {
+                        heardEarly = taking;
+                        received(taking);
+                    }
+                    List<EndpointAction> actions = twin.transmit(qp, source);
                     announced = expectedOf(actions);
                     if (announced == null) {
                         throw new AssertionError("cycle " + tb.cycle() + ": the engine starts a segment on QP " + qp

@@ -41,6 +41,11 @@ import rnic.wire.TerminateCause;
  *       the misframed stream after it. The short ULPDU's error is the QP's first: its Terminate (E-D0, 1/0/00) is the
  *       one sent, and the only one — the MPA error that follows must not overtake the decision of the segment
  *       before it (before the fix the core sent the MPA error's 2/0/02 instead).</li>
+ *   <li>F16/F17 (RDMAP-14, RDMAP-17, DDP-31, MPA-12): a Terminate decided at the head of a long segment goes out as
+ *       soon as it is decided, after the Read Response owed for an earlier Read Request, not once the rest of the
+ *       failing segment (dropped anyway) has been taken: the host sees the QP in ERR and may reset it at once. Before
+ *       the fix it waited for the whole segment, the core went quiet without it and the reset lost it (or it came
+ *       out on the next connection).</li>
  * </ul>
  */
 class RnicFuzzFindingsTest {
@@ -247,6 +252,115 @@ class RnicFuzzFindingsTest {
                             "pass " + pass + ", connection " + q + ": E-D0, not the MPA error: " + t.get(0));
                     b.tcpOut.get(q).segments.clear();
                 }
+            }
+        });
+    }
+
+    /**
+     * F16/F17 (RDMAP-14: one Terminate per stream, the last FPDU sent; RDMAP-17, RFC 5040 §7.1: sent as soon as
+     * possible, for the first error; DDP-31: the rest of the failing stream dropped; MPA-12: a reset QP restarts its
+     * connection). On QP 1 a Read Request, then an 8000-octet Write to an unknown STag (E-D1, decided at its head)
+     * whose FPDU the MPA receiver releases whole, after all the input was taken; the other QPs receive good Writes.
+     * Once QP 1 is in ERR and the core has then been quiet for 96 cycles (no memory beat, no FPDU sent: the fuzzer's
+     * criterion) QP 1 has sent its Read Response, then exactly one Terminate (E-D1), its last FPDU; it is then reset and its
+     * next connection takes a Write with nothing sent on it. Before the fix the Terminate waited for the whole 8000
+     * octets to be taken (1 000 cycles at W = 64, with no memory traffic), so it was missing when the core went quiet.
+     * Run time: about 30 s under load (its model is the one the other tests here build).
+     */
+    @Test
+    void aTerminateDecidedAtTheHeadOfALongSegmentIsSentBeforeTheCoreIsQuiet() {
+        RnicBench.model(RnicBench.W).run("fuzz-f16", 34, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side b = bench.b;
+            Random rng = tb.random();
+            writableRegionPerQp(b);
+            int q = 1;
+            int readStag = 0x21 << 8 | 0x5A;
+            long readVa = va(q) + 0x2_0000;
+            byte[] source = RnicQpStateTest.randomBytes(rng, 4096);
+            b.memory.write(readVa, source);
+            b.programStag(readStag, PD, q, true, false, true, false, false, readVa, source.length);
+            // QP 1's completion queue: room for the QP_ERROR entry of every pass (the test does not consume them).
+            long cq = 0x0000_0070_0000_0000L;
+            b.write(RnicBench.cqReg(0, "CQ_BASE_LO"), (int) cq);
+            b.write(RnicBench.cqReg(0, "CQ_BASE_HI"), (int) (cq >>> 32));
+            b.write(RnicBench.cqReg(0, "CQ_SIZE"), 4);
+            b.write(RnicBench.cqReg(0, "CQ_CONS"), 0);
+            for (int pass = 0; pass < 3; pass++) {
+                for (int p = 0; p < 4; p++) {
+                    long seqStart = rng.nextInt(1 << 30);
+                    boolean markers = (p + pass) % 2 == 0;
+                    MpaFramer f = openRts(b, p, seqStart, markers);
+                    List<TcpSegment> segs = new ArrayList<>();
+                    if (p == q) {
+                        MpaFramer big = new MpaFramer(new MpaDirection(markers, true, seqStart), 8100);
+                        int size = 200 + rng.nextInt(1200); // one Read Response segment (MULPDU 1454)
+                        for (DdpSegment s : new rnic.model.rdmap.ReadRequest(0x7700 + pass, 0x1000L * pass, size,
+                                readStag, readVa).segments(new rnic.model.ddp.DdpSegmenter(), big.mulpdu())) {
+                            segs.addAll(big.send(s.encode()));
+                        }
+                        segs.addAll(RnicQpStateTest.write(big, stag(q) ^ 0x01, va(q),
+                                RnicQpStateTest.randomBytes(rng, 8000)));
+                    } else {
+                        segs.addAll(RnicQpStateTest.write(f, stag(p), va(p) + 4096 * pass,
+                                RnicQpStateTest.randomBytes(rng, 500 + rng.nextInt(3000))));
+                    }
+                    for (TcpSegment s : segs) {
+                        b.tcpIn.get(p).send(s.seq(), s.payload(), TcpPayloadSource.resegmenting(rng, 8));
+                    }
+                }
+                tb.runUntil(() -> b.tcpIn.stream().noneMatch(TcpPayloadSource::busy), 50_000, "the input taken");
+                // The host sees the failure (TERMINATE_SENT, the QP in ERR) ...
+                long t0 = tb.cycle();
+                while (b.state(q) != QpState.ERR) {
+                    assertTrue(tb.cycle() - t0 < 20_000, "pass " + pass + ": QP " + q + " fails");
+                    tb.step(16);
+                }
+                // ... and from then on waits until the core is quiet.
+                long[] seen = {-1};
+                long[] lastActivity = {tb.cycle()};
+                tb.runUntil(() -> {
+                    long n = b.slave.readBeats() + b.slave.writeBeats()
+                            + b.tcpOut.stream().mapToLong(o -> o.segments.size()).sum();
+                    if (n != seen[0]) {
+                        seen[0] = n;
+                        lastActivity[0] = tb.cycle();
+                    }
+                    return tb.cycle() - lastActivity[0] >= 96;
+                }, 20_000, "the core quiet");
+                assertEquals(QpState.ERR, b.state(q), "pass " + pass + ": QP " + q + " failed");
+                List<byte[]> sent = new ArrayList<>(b.tcpOut.get(q).segments);
+                List<Terminate> t = terminates(b, q);
+                assertEquals(1, t.size(), "pass " + pass + ": one Terminate on connection " + q
+                        + " when the core is quiet: " + t);
+                assertTrue(t.get(0).reports(TerminateCause.DDP_INVALID_STAG), "pass " + pass + ": E-D1: " + t.get(0));
+                byte[] lastFpdu = sent.get(sent.size() - 1);
+                assertEquals(0x47, lastFpdu[3] & 0xFF, "pass " + pass + ": the Terminate is the last FPDU sent");
+                assertTrue(sent.size() >= 2 && (sent.get(0)[3] & 0xFF) == 0x42, "pass " + pass
+                        + ": the Read Response owed before the error goes first (" + sent.size() + " FPDUs)");
+                for (int p = 0; p < 4; p++) {
+                    if (p != q) {
+                        assertEquals(QpState.RTS, b.state(p), "pass " + pass + ": QP " + p);
+                        assertTrue(terminates(b, p).isEmpty(), "pass " + pass + ": no Terminate on " + p);
+                    }
+                    b.tcpOut.get(p).segments.clear();
+                }
+                // At once: the failed QP reset; its next connection takes a Write and sends nothing.
+                MpaFramer g = openRts(b, q, rng.nextInt(1 << 30), pass % 2 == 1);
+                byte[] payload = RnicQpStateTest.randomBytes(rng, 200 + rng.nextInt(1000));
+                long to = va(q) + 32768 + 4096 * pass;
+                for (TcpSegment s : RnicQpStateTest.write(g, stag(q), to, payload)) {
+                    b.tcpIn.get(q).send(s.seq(), s.payload(), TcpPayloadSource.resegmenting(rng, 8));
+                }
+                tb.runUntil(() -> !b.tcpIn.get(q).busy(), 20_000, "the new stream taken");
+                tb.step(3000);
+                assertEquals(QpState.RTS, b.state(q), "pass " + pass + ": the new connection works");
+                assertTrue(Arrays.equals(payload, b.memory.read(to, payload.length)), "pass " + pass
+                        + ": the Write on the new connection is placed");
+                assertEquals(List.of(), terminates(b, q), "pass " + pass + ": nothing of the old error on the new"
+                        + " connection");
+                assertEquals(0, b.tcpOut.get(q).segments.size(), "pass " + pass + ": nothing sent on the new"
+                        + " connection");
             }
         });
     }
