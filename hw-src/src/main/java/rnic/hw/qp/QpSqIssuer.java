@@ -34,10 +34,10 @@ import spinal.lib.Stream;
  *       stall them all): it is <em>deferred</em> — taken and dropped, the QP's fetcher rewound to it, the QP's
  *       fetching halted until {@code sqCons} reaches it — and fetched again then, when it may start;</li>
  *   <li>LOCAL_INVALIDATE goes to the STag table ({@code stagInvalidate}); when it answers ({@code stagInvalidateDone})
- *       the completion goes to {@link QpEventRouter} as LOCAL_INVALIDATE_DONE, marked
- *       signaled whether the element was or not (status {@link Cqe#STATUS_INVALIDATE_FAILED} when the STag was not
- *       valid): the driver shows an unsignaled one only when it failed, and counts its CQ room like a signaled one's. Nothing else is started meanwhile, so every
- *       later request sees the STag invalid and its completion follows the invalidation's;</li>
+ *       the completion goes to {@link QpEventRouter} as LOCAL_INVALIDATE_DONE, marked signaled whether the element
+ *       was or not (status {@link Cqe#STATUS_INVALIDATE_FAILED} when the STag was not valid): the driver shows an
+ *       unsignaled one only when it failed, and counts its CQ room like a signaled one's. Nothing else is started
+ *       meanwhile, so every later request sees the STag invalid and its completion follows the invalidation's;</li>
  *   <li>an opcode that is no {@link WqeOpcode} (or an element whose read failed) completes with
  *       {@link Cqe#STATUS_BAD_OPCODE} ({@link Cqe#STATUS_WQE_READ_ERROR}) and moves the QP to SQE; the fetcher is
  *       rewound to the next element and stays halted until the QP's state has left RTS (the host moves it back).</li>
