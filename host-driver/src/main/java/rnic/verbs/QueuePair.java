@@ -129,6 +129,11 @@ public final class QueuePair implements AutoCloseable {
     private final long[] sqWrId;
     private final WorkRequest.Operation[] sqOp;
     private final boolean[] sqHidden;
+    /**
+     * An unsignaled Local Invalidate: the core writes its completion all the same (a failure must reach the
+     * application, and the slot's CQ room is then reserved like a signaled one's); shown only when it failed.
+     */
+    private final boolean[] sqQuiet;
     private final boolean[] sqAwait;
     private final long[] sqLength;
     private final int[] sqStag;
@@ -186,6 +191,7 @@ public final class QueuePair implements AutoCloseable {
         sqWrId = new long[sqSlots];
         sqOp = new WorkRequest.Operation[sqSlots];
         sqHidden = new boolean[sqSlots];
+        sqQuiet = new boolean[sqSlots];
         sqAwait = new boolean[sqSlots];
         sqLength = new long[sqSlots];
         sqStag = new int[sqSlots];
@@ -744,7 +750,9 @@ public final class QueuePair implements AutoCloseable {
         sqWrId[s] = wrId;
         sqOp[s] = op;
         sqHidden[s] = hidden || op == null;
-        sqAwait[s] = (wqe.flags & SqWqe.FLAG_SIGNALED) != 0;
+        boolean signaled = (wqe.flags & SqWqe.FLAG_SIGNALED) != 0;
+        sqQuiet[s] = op == WorkRequest.Operation.LOCAL_INVALIDATE && !signaled;
+        sqAwait[s] = signaled || sqQuiet[s];
         sqLength[s] = length;
         sqStag[s] = stag;
         sqProd++;
@@ -821,16 +829,19 @@ public final class QueuePair implements AutoCloseable {
             sqDone = index + 1; // completions come in order (RDMAP-23): every earlier request is done
         }
         sqAwait[s] = false;
-        boolean hidden = sqHidden[s];
+        CompletionStatus status = CompletionStatus.of(kind, v.status, v.info);
+        boolean hidden = sqHidden[s] || sqQuiet[s] && status.ok();
         WorkRequest.Operation op = sqOp[s];
         long wrId = sqWrId[s];
         long length = sqLength[s];
         int stag = sqStag[s];
         advanceSqTail();
+        if (kind == CqeKind.LOCAL_INVALIDATE_DONE && status.ok()) {
+            device.invalidated(stag);
+        }
         if (hidden) {
             return false;
         }
-        CompletionStatus status = CompletionStatus.of(kind, v.status, v.info);
         c.reset(wrId, status, op.completionOpcode(), number);
         c.raw(kind, v.status, v.info);
         switch (kind) {
@@ -839,12 +850,7 @@ public final class QueuePair implements AutoCloseable {
                 c.byteLength(WorkRequest.ATOMIC_SIZE);
                 c.atomicOriginal(v.info);
             }
-            case LOCAL_INVALIDATE_DONE -> {
-                c.invalidatedStag(stag);
-                if (status.ok()) {
-                    device.invalidated(stag);
-                }
-            }
+            case LOCAL_INVALIDATE_DONE -> c.invalidatedStag(stag);
             default -> c.byteLength(length);
         }
         return true;

@@ -46,6 +46,9 @@ import rnic.wire.QpState;
  *       outstanding, the Responder would have answered with a Terminate (E-R12).
  *   <li>Queue full: a send queue of 4 takes 4 signaled requests, the 5th throws QueueFullException (a signaled
  *       request's slot is free once its completion was polled); once they are polled it takes more.
+ *   <li>Unsignaled Local Invalidate: of a valid region it shows no completion (the next Write's is the first) and
+ *       the driver knows the region is invalid; of that region again it shows its failure, the QP staying in RTS.
+ *       The core writes the entry either way, so the CQ room the driver reserves covers it.
  *   <li>Misuse (a clear exception, the device stays usable): an unregistered buffer, a region of another PD, a
  *       Read sink without REMOTE_WRITE, a closed region, a closed QP.
  * </ul>
@@ -144,6 +147,22 @@ class QueuePairSystemTest {
             qp.postSend(WorkRequest.rdmaWrite(mr.sge(0, 64), source.plus(8192)));
             completeOne(dev, scq, "a Write once the queue drained");
 
+            // unsignaled Local Invalidates: of a valid region, no completion shown (the driver learns from the entry
+            // the core writes anyway that the region is invalid); of that region again, its failure shown
+            MemoryRegion spare = pd.registerMemory(buf, 12288, 1024, EnumSet.of(Access.LOCAL_WRITE));
+            qp.postSend(WorkRequest.localInvalidate(spare.lkey()).withSignaled(false));
+            qp.postSend(WorkRequest.rdmaWrite(mr.sge(0, 64), source.plus(8192)));
+            Completion[] one = Completion.array(1);
+            int got = scq.awaitCount(one, 1, Duration.ofNanos(TIMEOUT * 4));
+            log.add("quiet invalidate: " + (spare.isValid() ? "region valid" : "region invalid") + ", then "
+                    + (got == 1 ? one[0].opcode() + " " + one[0].status() : "nothing"));
+            qp.postSend(WorkRequest.localInvalidate(spare.lkey()).withSignaled(false));
+            got = scq.awaitCount(one, 1, Duration.ofNanos(TIMEOUT * 4));
+            log.add("quiet invalidate that fails: " + (got == 1 ? one[0].opcode() + " " + one[0].status()
+                    : "nothing") + ", QP " + qp.state());
+            qp.postSend(WorkRequest.rdmaWrite(mr.sge(0, 64), source.plus(8192)));
+            completeOne(dev, scq, "a Write after the failed invalidate");
+
             // misuse
             expect(LocalProtectionException.class, "unregistered buffer",
                     () -> qp.postSend(WorkRequest.send(Sge.unregistered(loose, 0, 64))));
@@ -215,7 +234,10 @@ class QueuePairSystemTest {
         assertEquals(8, readsDone);
         for (String want : List.of("created: INIT", "post in INIT: WrongStateException",
                 "INIT -> RTS: WrongStateException", "after refused move: INIT", "connected: RTS, ORD 2",
-                "5th request on a queue of 4: QueueFullException", "unregistered buffer: LocalProtectionException",
+                "5th request on a queue of 4: QueueFullException",
+                "quiet invalidate: region invalid, then RDMA_WRITE SUCCESS",
+                "quiet invalidate that fails: LOCAL_INVALIDATE LOCAL_QP_OPERATION_ERROR, QP RTS",
+                "unregistered buffer: LocalProtectionException",
                 "region of another PD: LocalProtectionException",
                 "Read sink without REMOTE_WRITE: LocalProtectionException", "closed region: VerbsException",
                 "drained: SQD", "error: ERR", "reset and init: INIT", "closed QP: ResourceClosedException")) {

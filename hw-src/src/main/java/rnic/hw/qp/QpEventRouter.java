@@ -27,7 +27,8 @@ import spinal.lib.Stream;
  *   <li>SEND_DONE, READ_DONE, ATOMIC_DONE, LOCAL_INVALIDATE_DONE: the engine reports a QP's requests in submission
  *       order (RDMAP-23), the issuer its own only when every earlier one has completed, so {@code sqCons} simply
  *       moves past the request's index (the low 16 bits of its wrId); a {@link Cqe} goes to the QP's send CQ when the
- *       request was signaled (wrId bit {@value #SIGNALED_BIT}) or failed.</li>
+ *       request was signaled (wrId bit {@value #SIGNALED_BIT}; {@link QpSqIssuer} sets it on every Local Invalidate) or
+ *       failed.</li>
  *   <li>RECEIVE, RECEIVE_IMMEDIATE: {@code rqCons} moves past the buffer's index, its credit returns to the feeder
  *       ({@code rqRelease}), a Cqe goes to the receive CQ.</li>
  *   <li>TERMINATE_SENT, TERMINATE_RECEIVED, MPA_ERROR: a Cqe with wrId {@link Cqe#NO_WR_ID} on the send CQ, the QP to

@@ -67,9 +67,9 @@ import spinal.lib.bus.amba4.axi.Axi4;
  *
  * <p><b>Completions.</b> ({@link QpEventRouter}, {@link QpCqWriter}) SEND_DONE, READ_DONE, ATOMIC_DONE,
  * LOCAL_INVALIDATE_DONE move {@code sqCons} past the request (in submission order, RDMAP-23) and write an entry on the
- * send CQ when signaled or failed; RECEIVE, RECEIVE_IMMEDIATE move {@code rqCons} and write on the receive CQ; an
- * entry's wrId is the element's slot (ring index mod 2^size). TERMINATE_SENT, TERMINATE_RECEIVED and MPA errors write
- * an entry with wrId 0xFFFFFFFF on the send CQ and move the QP to ERR. In ERR (and RESET) nothing is fetched or
+ * send CQ when signaled (a Local Invalidate always) or failed; RECEIVE, RECEIVE_IMMEDIATE move {@code rqCons} and
+ * write on the receive CQ; an entry's wrId is the element's slot (ring index mod 2^size). TERMINATE_SENT,
+ * TERMINATE_RECEIVED and MPA errors write an entry with wrId 0xFFFFFFFF on the send CQ and move the QP to ERR. In ERR (and RESET) nothing is fetched or
  * reported for the QP: the driver flushes what did not complete. An entry is never written over one the host has not
  * released ({@code cqCons}): a full CQ stalls the completion path — and with it the engine's events, then its receive
  * side (TCP back-pressure) — until the host reads; other CQs' entries wait behind it. It never deadlocks the engine:

@@ -34,9 +34,10 @@ import spinal.lib.Stream;
  *       stall them all): it is <em>deferred</em> — taken and dropped, the QP's fetcher rewound to it, the QP's
  *       fetching halted until {@code sqCons} reaches it — and fetched again then, when it may start;</li>
  *   <li>LOCAL_INVALIDATE goes to the STag table ({@code stagInvalidate}); when it answers ({@code stagInvalidateDone})
- *       the completion goes to {@link QpEventRouter} as LOCAL_INVALIDATE_DONE (status
- *       {@link Cqe#STATUS_INVALIDATE_FAILED} when the STag was not valid). Nothing else is started meanwhile, so every
- *       later request sees the STag invalid and its completion follows the invalidation's;</li>
+ *       the completion goes to {@link QpEventRouter} as LOCAL_INVALIDATE_DONE, marked signaled whether the element
+ *       was or not (status {@link Cqe#STATUS_INVALIDATE_FAILED} when the STag was not valid): the driver shows an
+ *       unsignaled one only when it failed, and counts its CQ room like a signaled one's. Nothing else is started
+ *       meanwhile, so every later request sees the STag invalid and its completion follows the invalidation's;</li>
  *   <li>an opcode that is no {@link WqeOpcode} (or an element whose read failed) completes with
  *       {@link Cqe#STATUS_BAD_OPCODE} ({@link Cqe#STATUS_WQE_READ_ERROR}) and moves the QP to SQE; the fetcher is
  *       rewound to the next element and stays halted until the QP's state has left RTS (the host moves it back).</li>
@@ -155,7 +156,9 @@ public final class QpSqIssuer extends HwComponent {
         set(l.qp, q);
         set(l.kind, mux(invalidate, U(CqeKind.LOCAL_INVALIDATE_DONE.code(), QpEventRouter.KIND_BITS),
                 U(CqeKind.SEND_DONE.code(), QpEventRouter.KIND_BITS)));
-        set(l.wrId, cat(or(signaled, bad), B(0, 31 - ib), h.index));
+        // A Local Invalidate's completion is always written: signaled or not, its failure must reach the application,
+        // and the driver reserves CQ room for it like a signaled request's.
+        set(l.wrId, cat(or(signaled, bad, invalidate), B(0, 31 - ib), h.index));
         set(l.length, U(0, 32));
         set(l.info, B(0, 64));
         set(l.stag, mux(invalidate, QpRingMath.le(d, SqWqe.INVALIDATE_STAG, 4), B(0, 32)));

@@ -161,8 +161,8 @@ class QpRingsTest {
 
     /**
      * LOCAL_INVALIDATE waits for every earlier request of its QP, goes to the STag table, and nothing starts until
-     * it is answered; LOCAL_INVALIDATE_DONE is written when signaled, and always when the STag was not valid
-     * ({@link Cqe#STATUS_INVALIDATE_FAILED}).
+     * it is answered; LOCAL_INVALIDATE_DONE is written signaled or not (the driver shows an unsignaled one only when
+     * it failed), with {@link Cqe#STATUS_INVALIDATE_FAILED} when the STag was not valid.
      */
     @ParameterizedTest(name = "W={0} paced={1}")
     @org.junit.jupiter.params.provider.CsvSource({"64,false", "64,true", "512,false", "512,true"})
