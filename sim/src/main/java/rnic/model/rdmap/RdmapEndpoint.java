@@ -79,9 +79,12 @@ import rnic.wire.TerminateCause;
  * Atomic Response with no Atomic outstanding is E-D9 1/2/02 (no QN 3 slot, E-R19's "1/2/02 if no QN 3
  * buffer"); a header-only message longer than its slot is E-D12, one that fits but has the wrong length is
  * E-R15/E-R20 (decision 4).</li>
- * <li><b>Header-only messages</b> (Read Request, Atomic Request/Response, Terminate, Immediate Data) are captured, at
- * most 52 octets, and acted on at their L=1 segment, through {@link RdmapDecoder#decode} of the captured octets under
- * the latched RsvdULP: wrong length E-R20 (Immediate Data, RDMAP-41) or E-R15 (the others, malformed Terminate),
+ * <li><b>Header-only messages</b> (Read Request, Atomic Request/Response, Terminate, Immediate Data) arrive whole, in
+ * one segment with L = 1; a segment of one with L = 0 fails the QP after the DDP checks of (e): E-R20 (Immediate
+ * Data) or E-R15 (the others). The largest of them is 70 octets with its DDP header, and MPA never lets MULPDU fall
+ * under 128 (MPA-21), so every peer can send each whole, and DDP is to fill segments up to MULPDU: one split over
+ * segments is malformed (docs/requirements.md §3.3, E-R15). The segment is decoded by {@link RdmapDecoder#decode}
+ * under its RsvdULP: wrong length E-R20 (Immediate Data, RDMAP-41) or E-R15 (the others, malformed Terminate),
  * AOpCode E-R17. Send-type payload is placed segment by segment at the buffer address + MO (DDP-18).</li>
  * <li><b>Immediate Data</b> is placed, its 8 octets as received, at the start of the receive buffer it consumes
  * (RFC 7306 §6.2: "transferred … to an untagged Buffer"; RDMAP-40), and its value (read big-endian) is in the
@@ -382,6 +385,11 @@ public final class RdmapEndpoint {
                         + " IRD slots are held");
             }
             throw e;
+        }
+        if (!opcode.ulpPayload() && !u.last()) {
+            throw new TerminateException(opcode == RdmapOpcode.IMMEDIATE_DATA
+                    || opcode == RdmapOpcode.IMMEDIATE_DATA_WITH_SE ? TerminateCause.IMMEDIATE_DATA_LENGTH
+                    : TerminateCause.UNSPECIFIED_REMOTE_OPERATION, opcode + " split over segments (L = 0)");
         }
         int qn = (int) u.qn();
         Inbound m = q.inbound[qn];

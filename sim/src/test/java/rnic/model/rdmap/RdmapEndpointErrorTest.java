@@ -109,6 +109,11 @@ class RdmapEndpointErrorTest {
                 msn, mo), payload).encode();
     }
 
+    /** {@link #untagged} with L = 0: the first segment of a message split over segments. */
+    static byte[] notLast(int control, long qn, long msn, byte[] payload) {
+        return new DdpSegment(new DdpUntaggedHeader(false, (long) control << 32, qn, msn, 0), payload).encode();
+    }
+
     static byte[] send(int length) {
         return untagged(0x43, 0, 0, 1, 0, new byte[length]);
     }
@@ -207,6 +212,10 @@ class RdmapEndpointErrorTest {
                         e -> new Bad(untagged(0x41, 0, 1, 1, 0, new byte[27]))),
                 error("E-R15 Terminate", "0/2/ff 110", TerminateCause.UNSPECIFIED_REMOTE_OPERATION,
                         e -> new Bad(untagged(0x47, 0, 2, 1, 0, Hex.of("11 01 40 00")))),
+                error("E-R15 Read Request split (L = 0)", "0/2/ff 110", TerminateCause.UNSPECIFIED_REMOTE_OPERATION,
+                        e -> new Bad(notLast(0x41, 1, 1, new ReadRequest(0x77, 0, 8, RO, 0).ddpPayload()))),
+                error("E-R15 Terminate split (L = 0)", "0/2/ff 110", TerminateCause.UNSPECIFIED_REMOTE_OPERATION,
+                        e -> new Bad(notLast(0x47, 2, 1, Hex.of("00 02 ff 00")))),
                 error("E-R16", "0/2/07 110", TerminateCause.ATOMIC_MISALIGNED, e -> atomic(MISALIGNED, 0)),
                 error("E-R17", "0/2/06 110", TerminateCause.ATOMIC_UNSUPPORTED_OPCODE, e -> {
                     byte[] b = first(AtomicRequest.fetchAdd(1, AT, 0, 1, 0));
@@ -225,7 +234,9 @@ class RdmapEndpointErrorTest {
                     return new Bad(first(new AtomicResponse(0x99, 0)));
                 }),
                 error("E-R20", "0/2/ff 110", TerminateCause.IMMEDIATE_DATA_LENGTH,
-                        e -> postedSend(e, 64, untagged(0x48, 0, 0, 1, 0, new byte[7]))));
+                        e -> postedSend(e, 64, untagged(0x48, 0, 0, 1, 0, new byte[7]))),
+                error("E-R20 split (L = 0)", "0/2/ff 110", TerminateCause.IMMEDIATE_DATA_LENGTH,
+                        e -> postedSend(e, 64, notLast(0x48, 0, 1, new byte[8]))));
     }
 
     /**

@@ -472,7 +472,8 @@ class RdmapEndpointTest {
     }
 
     /**
-     * Decisions 2 and 4: a Read Request split over two segments is answered after its L=1 segment only; a Send whose
+     * Decisions 2 and 4: a Read Request arrives whole, one L=1 segment, and is answered; one split over two segments
+     * fails the QP at its first segment with E-R15 (0/2/FF), and its second segment is dropped; a Send whose
      * second segment names another Send opcode is delivered as its first segment's opcode (DDP-13).
      */
     @Test
@@ -482,13 +483,19 @@ class RdmapEndpointTest {
         e.register(region(0x200, 1, OptionalInt.empty(), 0x20000, 64, true, REMOTE_READ));
         memory.write(0x20000, Hex.of("0a 0b 0c 0d"));
         byte[] request = new ReadRequest(0x77, 0x5000, 4, 0x200, 0).ddpPayload();
-        assertEquals(List.of(), e.receive(0, new DdpSegment(new DdpUntaggedHeader(false, 0x41L << 32, 1, 1, 0),
-                Arrays.copyOf(request, 14)).encode()));
-        assertFalse(e.canTransmit(0, Source.RESPONSE));
-        assertEquals(List.of(), e.receive(0, new DdpSegment(new DdpUntaggedHeader(true, 0x41L << 32, 1, 1, 14),
-                Arrays.copyOfRange(request, 14, 28)).encode()));
+        assertEquals(List.of(), e.receive(0, new DdpSegment(new DdpUntaggedHeader(true, 0x41L << 32, 1, 1, 0),
+                request).encode()));
         assertEquals(List.of(new Outbound(0, Hex.of("c1 42 00 00 00 77 00 00 00 00 00 00 50 00 0a 0b 0c 0d"))),
                 e.transmitAll(0));
+
+        RdmapEndpoint split = new RdmapEndpoint(memory, List.of(qp(1, 1, 1, 1500)));
+        split.register(region(0x200, 1, OptionalInt.empty(), 0x20000, 64, true, REMOTE_READ));
+        byte[] head = new DdpSegment(new DdpUntaggedHeader(false, 0x41L << 32, 1, 1, 0), Arrays.copyOf(request, 14))
+                .encode();
+        assertEquals(List.of(new Failure(0, TerminateCause.UNSPECIFIED_REMOTE_OPERATION)), split.receive(0, head));
+        assertEquals(1, split.transmitAll(0).size(), "its one Terminate (RdmapEndpointErrorTest checks its fields)");
+        assertEquals(List.of(new Dropped(0, 32)), split.receive(0, new DdpSegment(new DdpUntaggedHeader(true,
+                0x41L << 32, 1, 1, 14), Arrays.copyOfRange(request, 14, 28)).encode()));
 
         e.postReceive(0, 0x9000, 16, 1);
         assertEquals(List.of(new Place(0x9000, Hex.of("01 02"))), e.receive(0, new DdpSegment(

@@ -116,6 +116,11 @@ class RdmapEngineErrorTest {
                 msn, mo), payload).encode();
     }
 
+    /** {@link #untagged} with L = 0: the first segment of a message split over segments. */
+    static byte[] notLast(int control, long qn, long msn, byte[] payload) {
+        return new DdpSegment(new DdpUntaggedHeader(false, (long) control << 32, qn, msn, 0), payload).encode();
+    }
+
     static byte[] send(int length) {
         return untagged(0x43, 0, 0, 1, 0, new byte[length]);
     }
@@ -210,6 +215,10 @@ class RdmapEngineErrorTest {
                         b -> new Bad(untagged(0x41, 0, 1, 1, 0, new byte[27]))),
                 error("E-R15 Terminate", "0/2/ff 110", TerminateCause.UNSPECIFIED_REMOTE_OPERATION,
                         b -> new Bad(untagged(0x47, 0, 2, 1, 0, new byte[] {0x11, 0x01, 0x40, 0x00}))),
+                error("E-R15 Read Request split (L = 0)", "0/2/ff 110", TerminateCause.UNSPECIFIED_REMOTE_OPERATION,
+                        b -> new Bad(notLast(0x41, 1, 1, new ReadRequest(0x77, 0, 8, RO, 0).ddpPayload()))),
+                error("E-R15 Terminate split (L = 0)", "0/2/ff 110", TerminateCause.UNSPECIFIED_REMOTE_OPERATION,
+                        b -> new Bad(notLast(0x47, 2, 1, new byte[] {0x00, 0x02, (byte) 0xff, 0x00}))),
                 error("E-R16", "0/2/07 110", TerminateCause.ATOMIC_MISALIGNED, b -> atomic(MISALIGNED, 0)),
                 error("E-R17", "0/2/06 110", TerminateCause.ATOMIC_UNSUPPORTED_OPCODE,
                         b -> new Bad(with(first(AtomicRequest.fetchAdd(1, AT, 0, 1, 0)), 18 + 3, 0x01))),
@@ -225,7 +234,9 @@ class RdmapEngineErrorTest {
                     return new Bad(first(new AtomicResponse(0x99, 0)));
                 }),
                 error("E-R20", "0/2/ff 110", TerminateCause.IMMEDIATE_DATA_LENGTH,
-                        b -> posted(b, 64, untagged(0x48, 0, 0, 1, 0, new byte[7]))));
+                        b -> posted(b, 64, untagged(0x48, 0, 0, 1, 0, new byte[7]))),
+                error("E-R20 split (L = 0)", "0/2/ff 110", TerminateCause.IMMEDIATE_DATA_LENGTH,
+                        b -> posted(b, 64, notLast(0x48, 0, 1, new byte[8]))));
     }
 
     /** One bad segment on QP 1: exactly one Terminate with every field of the row, then silence on that QP. */
