@@ -68,9 +68,12 @@ import rnic.wire.TerminateCause;
  * E-D11, E-D12; (f) at the message's L=1 segment, the message checks of decisions 4–8 and 13. The opcode (c) is
  * checked before the buffer and STag checks because it decides which resource — receive buffer, IRD slot, QN 3 slot,
  * STag — the segment addresses; every check still precedes placement, as RFC 5040 §7.2 requires.</li>
- * <li><b>A message's RsvdULP is its first segment's</b> (opcode and Invalidate STag), latched per QN until its L=1
- * segment. Later segments pass check (c) on their own, but their RsvdULP is otherwise ignored (DDP-13: the receiver
- * need not verify it is the same and may use any segment's).</li>
+ * <li><b>A message's RsvdULP is its L=1 segment's</b> (opcode and Invalidate STag): the Send-family opcode its
+ * completion names, whether it asks for a Solicited Event, and the STag it invalidates are the last segment's; every
+ * segment passes check (c) on its own (DDP-13: the receiver need not verify that the RsvdULP is the same in every
+ * segment and may use any segment's; the last one's is the one still at hand when the message is delivered). A
+ * segment whose opcode has no ULP payload continuing a message of its queue is malformed, like a split one
+ * (decision 4).</li>
  * <li><b>Untagged buffers</b> (docs/requirements.md §2.8.1): QN 0 holds the posted receive buffers; QN 1 holds IRD slots of 52
  * octets (the larger of a Read Request, 28, and an Atomic Request, 52), IRD of them free at start; QN 2 one 52-octet
  * slot (the largest Terminate: 4 + 2 + 18 + 28); QN 3 one 12-octet slot per Atomic Request this endpoint has started
@@ -386,13 +389,14 @@ public final class RdmapEndpoint {
             }
             throw e;
         }
-        if (!opcode.ulpPayload() && !u.last()) {
-            throw new TerminateException(opcode == RdmapOpcode.IMMEDIATE_DATA
-                    || opcode == RdmapOpcode.IMMEDIATE_DATA_WITH_SE ? TerminateCause.IMMEDIATE_DATA_LENGTH
-                    : TerminateCause.UNSPECIFIED_REMOTE_OPERATION, opcode + " split over segments (L = 0)");
-        }
         int qn = (int) u.qn();
         Inbound m = q.inbound[qn];
+        if (!opcode.ulpPayload() && (!u.last() || m != null)) {
+            throw new TerminateException(opcode == RdmapOpcode.IMMEDIATE_DATA
+                    || opcode == RdmapOpcode.IMMEDIATE_DATA_WITH_SE ? TerminateCause.IMMEDIATE_DATA_LENGTH
+                    : TerminateCause.UNSPECIFIED_REMOTE_OPERATION, opcode + (u.last()
+                            ? " continuing a message of its queue" : " split over segments (L = 0)"));
+        }
         if (m == null) {
             m = new Inbound(opcode, u.rsvdUlp());
             q.inbound[qn] = m;
@@ -406,7 +410,7 @@ public final class RdmapEndpoint {
         }
         if (delivered.isPresent()) {
             q.inbound[qn] = null;
-            deliver(q, m, delivered.get(), out);
+            deliver(q, m.opcode.ulpPayload() ? new Inbound(opcode, u.rsvdUlp()) : m, delivered.get(), out);
         }
     }
 

@@ -474,10 +474,10 @@ class RdmapEndpointTest {
     /**
      * Decisions 2 and 4: a Read Request arrives whole, one L=1 segment, and is answered; one split over two segments
      * fails the QP at its first segment with E-R15 (0/2/FF), and its second segment is dropped; a Send whose
-     * second segment names another Send opcode is delivered as its first segment's opcode (DDP-13).
+     * second (last) segment names another Send opcode is delivered as that last segment's opcode (DDP-13).
      */
     @Test
-    void messageIsHandledByItsFirstSegment() {
+    void headerOnlyMessagesAreWholeAndASendTakesItsLastSegmentsOpcode() {
         TestMemory memory = new TestMemory();
         RdmapEndpoint e = new RdmapEndpoint(memory, List.of(qp(1, 1, 1, 1500)));
         e.register(region(0x200, 1, OptionalInt.empty(), 0x20000, 64, true, REMOTE_READ));
@@ -500,9 +500,17 @@ class RdmapEndpointTest {
         e.postReceive(0, 0x9000, 16, 1);
         assertEquals(List.of(new Place(0x9000, Hex.of("01 02"))), e.receive(0, new DdpSegment(
                 new DdpUntaggedHeader(false, 0x43L << 32, 0, 1, 0), Hex.of("01 02")).encode()));
-        assertEquals(List.of(new Place(0x9002, Hex.of("03")), new ReceiveCompletion(0, 1, RdmapOpcode.SEND, 3,
-                false, OptionalLong.empty(), OptionalInt.empty())), e.receive(0, new DdpSegment(
+        assertEquals(List.of(new Place(0x9002, Hex.of("03")), new ReceiveCompletion(0, 1, RdmapOpcode.SEND_WITH_SE,
+                3, true, OptionalLong.empty(), OptionalInt.empty())), e.receive(0, new DdpSegment(
                         new DdpUntaggedHeader(true, 0x45L << 32, 0, 1, 2), Hex.of("03")).encode()));
+
+        // A first segment naming Send with Invalidate of an STag that does not exist, a last one naming Send: a Send.
+        e.postReceive(0, 0xa000, 16, 2);
+        assertEquals(List.of(new Place(0xa000, Hex.of("04"))), e.receive(0, new DdpSegment(
+                new DdpUntaggedHeader(false, 0x44L << 32 | 0x0bad, 0, 2, 0), Hex.of("04")).encode()));
+        assertEquals(List.of(new Place(0xa001, Hex.of("05")), new ReceiveCompletion(0, 2, RdmapOpcode.SEND, 2,
+                false, OptionalLong.empty(), OptionalInt.empty())), e.receive(0, new DdpSegment(
+                        new DdpUntaggedHeader(true, 0x43L << 32, 0, 2, 1), Hex.of("05")).encode()));
     }
 
     /**
