@@ -290,6 +290,7 @@ public final class RnicCore extends HwComponent {
         memory.io.rings.$less$less(rings.io.axi);
         io.axi.$less$less(memory.io.axi);
         set(regs.io.memoryError, or(engine.io.memoryError, rings.io.memoryError));
+        set(regs.io.rxIdle, wire("rxIdle", and(engineDrained, not(locked), not(orAll(offer)))));
     }
 
     /** One {@code mpaErrors} entry per receiver failure, lowest connection first, from an output register. */

@@ -193,6 +193,8 @@ public final class RnicRegisterFile extends HwComponent {
         public final Stream<RdmapEngine.Setup> setup;
         /** Sticky: a memory access got an error response (CORE_STATUS.MEMORY_ERROR). */
         public final Bool memoryError;
+        /** Level: the receive path holds no ULPDU (CORE_STATUS.RX_IDLE). */
+        public final Bool rxIdle;
         /** Each completion entry once it is in host memory, for the CQs' notify requests. */
         public final Flow<rnic.hw.qp.QpRings.CqEvent> cqEvent;
         /** Level: an enabled bit of IRQ_STATUS is set. */
@@ -215,6 +217,7 @@ public final class RnicRegisterFile extends HwComponent {
             stagProgram = field("stagProgram", Streams.masterStream(() -> new StagProgram(c.ddp())));
             setup = field("setup", Streams.masterStream(() -> new RdmapEngine.Setup(c.ddp())));
             memoryError = field("memoryError", in(bool()));
+            rxIdle = field("rxIdle", in(bool()));
             cqEvent = field("cqEvent", spinal.lib.slave$.MODULE$.apply(
                     spinal.lib.Flow$.MODULE$.apply(hardType(() -> new rnic.hw.qp.QpRings.CqEvent(c.cqBits())))));
             interrupt = field("interrupt", out(bool()));
@@ -255,6 +258,10 @@ public final class RnicRegisterFile extends HwComponent {
         Bool memError = ro(status, "MEMORY_ERROR", () -> bool(), "sticky: a memory access got an error response",
                 "coreMemoryError");
         set(memError, io.memoryError);
+        Bool rxIdle = ro(status, "RX_IDLE", () -> bool(), "no connection offers a received ULPDU, none is being "
+                + "handed to the engine, and the engine has finished every ULPDU it took (placed, its event taken); "
+                + "an FPDU MPA is still receiving or checking is not counted", "coreRxIdle");
+        set(rxIdle, io.rxIdle);
         RegInst cycleLo = reg("CORE_CYCLE_LO", "Cycle counter bits 31:0; reading it latches CORE_CYCLE_HI");
         UInt lo = ro(cycleLo, "CYCLE_LO", () -> uint(32), "free-running cycle counter, bits 31:0", "coreCycleLo");
         set(lo, range(cycle, 31, 0));

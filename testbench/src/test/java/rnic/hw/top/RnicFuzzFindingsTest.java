@@ -310,6 +310,13 @@ class RnicFuzzFindingsTest {
                     }
                 }
                 tb.runUntil(() -> b.tcpIn.stream().noneMatch(TcpPayloadSource::busy), 50_000, "the input taken");
+                // CORE_STATUS.RX_IDLE falls once MPA offers the 8000-octet ULPDU (its CRC checked, a few cycles
+                // after its last octet) and stays clear while the engine takes it (1 000 beats).
+                long t2 = tb.cycle();
+                while ((b.read(RnicBench.reg("CORE_STATUS")) & RnicBench.reg("CORE_STATUS_RX_IDLE_MASK")) != 0) {
+                    assertTrue(tb.cycle() - t2 < 200, "pass " + pass + ": RX_IDLE clear while the long Write is taken");
+                    tb.step(1);
+                }
                 // The host sees the failure (TERMINATE_SENT, the QP in ERR) ...
                 long t0 = tb.cycle();
                 while (b.state(q) != QpState.ERR) {
@@ -329,6 +336,12 @@ class RnicFuzzFindingsTest {
                     return tb.cycle() - lastActivity[0] >= 96;
                 }, 20_000, "the core quiet");
                 assertEquals(QpState.ERR, b.state(q), "pass " + pass + ": QP " + q + " failed");
+                // Quiet is not idle: RX_IDLE comes once the engine has dropped the rest of the long Write.
+                long t1 = tb.cycle();
+                while ((b.read(RnicBench.reg("CORE_STATUS")) & RnicBench.reg("CORE_STATUS_RX_IDLE_MASK")) == 0) {
+                    assertTrue(tb.cycle() - t1 < 2_000, "pass " + pass + ": RX_IDLE within 2 000 cycles");
+                    tb.step(8);
+                }
                 List<byte[]> sent = new ArrayList<>(b.tcpOut.get(q).segments);
                 List<Terminate> t = terminates(b, q);
                 assertEquals(1, t.size(), "pass " + pass + ": one Terminate on connection " + q

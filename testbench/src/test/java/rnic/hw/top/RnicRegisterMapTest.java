@@ -101,6 +101,7 @@ class RnicRegisterMapTest {
             assertEquals(1 << i, reg("QP_MPA_" + mpa[i] + "_MASK"), mpa[i]);
         }
         assertEquals(1, reg("CORE_STATUS_MEMORY_ERROR_MASK"));
+        assertEquals(2, reg("CORE_STATUS_RX_IDLE_MASK"));
         assertEquals(1, reg("STAG_STATUS_BUSY_MASK"));
         assertEquals(0xFF, reg("QP_ERROR_KIND_MASK"));
         assertEquals(0xFF00, reg("QP_ERROR_STATUS_MASK"));
@@ -153,7 +154,8 @@ class RnicRegisterMapTest {
             assertEquals(4 | 4 << 8 | 6 << 16 | 8 << 24, a.read(reg("CORE_CONFIG")));
             // CORE_LIMITS: IRD 8, ORD 8, 16 receive buffers per QP, 16-bit PDs (DdpConfig.defaults()).
             assertEquals(8 | 8 << 8 | 4 << 16 | 16 << 24, a.read(reg("CORE_LIMITS")));
-            assertEquals(0, a.read(reg("CORE_STATUS")));
+            // CORE_STATUS: no memory error; the receive path idle (nothing received yet).
+            assertEquals(reg("CORE_STATUS_RX_IDLE_MASK"), a.read(reg("CORE_STATUS")));
             long before = cycle(a);
             long tbBefore = tb.cycle();
             tb.step(1234);
