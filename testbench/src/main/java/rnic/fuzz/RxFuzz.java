@@ -139,6 +139,12 @@ public final class RxFuzz {
         public long violations(String kind) {
             return violationKinds.getOrDefault(kind, 0L);
         }
+
+        /** Violations of every oracle. */
+        public long violationCount() {
+            return violationKinds.values().stream().mapToLong(Long::longValue).sum();
+        }
+
         public Options options;
 
         public String summary() {
