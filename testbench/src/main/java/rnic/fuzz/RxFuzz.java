@@ -676,6 +676,11 @@ public final class RxFuzz {
                 lastActivity = tb.cycle();
             }
         }
+        if (!rxIdle()) {
+            violation("hang: the receive path is not idle (CORE_STATUS.RX_IDLE) " + (tb.cycle() - t1)
+                    + " cycles after the input was taken");
+            return false;
+        }
         check(expect);
         return true;
     }
