@@ -342,7 +342,7 @@ public final class RxFuzz {
         }
         memory.onAccess((address, length, isWrite) -> {
             if (isWrite) {
-                if (TRACE >= 0 && (round == TRACE || round == TRACE + 1)) {
+                if (traced()) {
                     System.out.printf("  [round %d cycle %d] AXI write %s +%d%n", round, tb.cycle(),
                             HostMemory.hex(address), length);
                 }
@@ -570,7 +570,7 @@ public final class RxFuzz {
         int len = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
         byte[] ulpdu = Arrays.copyOfRange(fpdu, 2, Math.min(fpdu.length, 2 + len));
         c.sent.add(ulpdu);
-        if (TRACE >= 0 && (round == TRACE || round == TRACE + 1)) {
+        if (traced()) {
             System.out.printf("  [round %d cycle %d] QP %d sent %d octets%n", round, tb.cycle(), q, ulpdu.length);
         }
         if (c.terminateSeen) {
@@ -650,7 +650,7 @@ public final class RxFuzz {
         }
         // Quiet: no memory beat and no FPDU sent for QUIET_CYCLES cycles.
         long t1 = tb.cycle();
-        if (TRACE >= 0 && (round == TRACE || round == TRACE + 1)) {
+        if (traced()) {
             System.out.printf("  [round %d cycle %d] input taken (from cycle %d)%n", round, t1, t0);
         }
         long lastActivity = tb.cycle();
@@ -668,10 +668,10 @@ public final class RxFuzz {
             tb.step();
             // Quiet is not idle: the engine may still be consuming a failed segment (no memory traffic, up to one
             // beat per cycle) with other connections' ULPDUs queued behind it in the receive mux (round 108 of
-            // --seed 1 --fpdus 5000: 221 silent beats; round 1685 of --seed 11: a Terminate still to come). While
-            // the core says its receive path is not idle (CORE_STATUS.RX_IDLE) or a golden placement is still
-            // missing, wait for another quiet window, up to QUIET_LIMIT; the oracles then report what is missing.
-            if (tb.cycle() - lastActivity >= QUIET_CYCLES && (goldenPending() || !rxIdle())
+            // --seed 1 --fpdus 5000: 221 silent beats, Writes still to place; round 1685 of --seed 11: a Terminate
+            // still to come). While the core says its receive path is not idle (CORE_STATUS.RX_IDLE), wait for
+            // another quiet window, up to QUIET_LIMIT.
+            if (tb.cycle() - lastActivity >= QUIET_CYCLES && !rxIdle()
                     && tb.cycle() - t1 + QUIET_CYCLES <= QUIET_LIMIT) {
                 lastActivity = tb.cycle();
             }
@@ -685,20 +685,14 @@ public final class RxFuzz {
         return true;
     }
 
+    /** Whether this round's cycle-by-cycle trace is printed: {@code -Drnic.fuzz.trace=R} traces rounds R and R + 1. */
+    private boolean traced() {
+        return TRACE >= 0 && (round == TRACE || round == TRACE + 1);
+    }
+
     /** CORE_STATUS.RX_IDLE: no received ULPDU is waiting for or inside the engine. */
     private boolean rxIdle() {
         return (apb.read(RnicRegs.CORE_STATUS) & RnicRegs.CORE_STATUS_RX_IDLE_MASK) != 0;
-    }
-
-    /** A golden placement of this round not (yet) in host memory. */
-    private boolean goldenPending() {
-        for (long[] r : goldenPlaces) {
-            int length = (int) (r[1] - r[0]);
-            if (!isRing(r[0]) && !Arrays.equals(memory.read(r[0], length), golden.read(r[0], length))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private long sentCount() {
@@ -710,7 +704,7 @@ public final class RxFuzz {
     }
 
     private void check(Expect[] expect) {
-        if (TRACE >= 0 && (round == TRACE || round == TRACE + 1)) {
+        if (traced()) {
             System.out.printf("  [round %d cycle %d] quiet: checking%n", round, tb.cycle());
         }
         for (Conn c : conns) {
