@@ -22,8 +22,10 @@ import spinal.lib.bus.amba4.axi.Axi4WriteOnly;
  *
  * <p>Per CQ a free-running 16-bit producer index picks the slot ({@code index mod 2^size} at {@code cqBase}; the base
  * is {@value Cqe#SIZE}-octet aligned, so an entry never crosses a 4 KiB boundary). An entry is written only while the
- * ring has room, {@code prod − cqCons < 2^size}: the host's unconsumed entries are never overwritten; a request for a
- * full CQ waits (and with it every request behind it, for any CQ) until the host moves {@code cqCons}. The owner octet
+ * ring has room, {@code prod − cqCons < 2^size}: the host's unconsumed entries are never overwritten. A request for a
+ * full CQ is dropped at once and the CQ marked {@code overflow} (verbs: a CQ overrun is a CQ error), and so is every
+ * later one for that CQ until it is given a new ring, so one CQ the host does not read never holds another CQ's
+ * entries. (The driver never lets a CQ fill: it reserves room for every entry it can be sent.) The owner octet
  * ({@link Cqe#OWNER}) carries the phase, 1 on the first pass and flipped at each wrap, so the host never clears a
  * slot; each entry goes out in one burst ({@code 32·8/W} beats, one beat at W ≥ 256) whose last beat holds the owner
  * octet, and AW goes out only with the entry in a register, so W never stalls the shared write channel.
@@ -75,6 +77,8 @@ public final class QpCqWriter extends HwComponent {
         public final Axi4WriteOnly axi;
         /** One pulse per write response with an error. */
         public final Bool writeError;
+        /** Per CQ, sticky until the CQ is given a new ring: an entry met the ring full and was dropped. */
+        public final Vec<Bool> overflow;
 
         public Io(QpRingsConfig config) {
             this.config = config;
@@ -88,6 +92,7 @@ public final class QpCqWriter extends HwComponent {
             prod = field("prod", out(QpRings.perIndex(m, () -> uint(ib))));
             axi = field("axi", MemoryPort.writeMaster(c.dataWidth()));
             writeError = field("writeError", out(bool()));
+            overflow = field("overflow", out(QpRings.perIndex(m, () -> bool())));
         }
     }
 
@@ -113,7 +118,10 @@ public final class QpCqWriter extends HwComponent {
         List<Bool> room = new ArrayList<>();
         List<UInt> masks = new ArrayList<>();
         List<Bool> restart = new ArrayList<>();
+        List<Bool> overflowed = new ArrayList<>();
         for (int k = 0; k < m; k++) {
+            overflowed.add(regInit("overflowed_" + k, bool(), False()));
+            set(io.overflow.apply(k), overflowed.get(k));
             alloc.add(regInit("alloc_" + k, uint(ib), U(0, ib)));
             written.add(regInit("written_" + k, uint(ib), U(0, ib)));
             // A CQ given a new ring (base or size written with another value) starts afresh at index 0.
@@ -143,8 +151,12 @@ public final class QpCqWriter extends HwComponent {
         UInt index = wire("index", vec(alloc).apply(cq));
         // The entry register is free, or frees now (its last beat goes): one entry per AW + its beats.
         Bool freeing = wire("freeing", and(io.axi.w().fire(), io.axi.w().payload().last()));
-        Bool take = wire("take", and(io.requests.valid(), or(not(busy), freeing), vec(room).apply(cq)));
-        set(io.requests.ready(), take);
+        // An entry for a full CQ (or one that overflowed before) is dropped at once, and the CQ is marked: one
+        // host's unread CQ never holds another CQ's entries (verbs: a CQ overrun is a CQ error).
+        Bool inError = wire("inError", vec(overflowed).apply(cq));
+        Bool drop = wire("drop", and(io.requests.valid(), or(not(vec(room).apply(cq)), inError)));
+        Bool take = wire("take", and(io.requests.valid(), or(not(busy), freeing), vec(room).apply(cq), not(inError)));
+        set(io.requests.ready(), or(take, drop));
         UInt address = wire("address", QpRingMath.slotAddress(io.base.apply(cq), index, vec(masks).apply(cq),
                 log2Entry));
         Bool phase = wire("phase", QpRingMath.phase(index, io.size.apply(cq)));
@@ -166,6 +178,8 @@ public final class QpCqWriter extends HwComponent {
             final int kk = k;
             when(and(take, eq(cq, U(k, cb))), () -> set(alloc.get(kk), add(alloc.get(kk), U(1, ib))));
             when(restart.get(k), () -> set(alloc.get(kk), U(0, ib)));
+            when(and(drop, eq(cq, U(k, cb))), () -> set(overflowed.get(kk), True()));
+            when(restart.get(k), () -> set(overflowed.get(kk), False()));
         }
 
         // ---- AW, then the beats (W never before its AW was taken) ----

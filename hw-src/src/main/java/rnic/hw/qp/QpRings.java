@@ -71,10 +71,10 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * write on the receive CQ; an entry's wrId is the element's slot (ring index mod 2^size). TERMINATE_SENT,
  * TERMINATE_RECEIVED and MPA errors write an entry with wrId 0xFFFFFFFF on the send CQ and move the QP to ERR. In ERR (and RESET) nothing is fetched or
  * reported for the QP: the driver flushes what did not complete. An entry is never written over one the host has not
- * released ({@code cqCons}): a full CQ stalls the completion path — and with it the engine's events, then its receive
- * side (TCP back-pressure) — until the host reads; other CQs' entries wait behind it. It never deadlocks the engine:
- * the rings take events independently of the requests they hand out, and the host alone can free a CQ. A CQ given a
- * new ring (its base or size changes) starts again at index 0, phase 1.
+ * released ({@code cqCons}): an entry that meets its CQ full is dropped and the CQ marked {@code cqOverflow} (a CQ
+ * error, as a verbs CQ overrun; every later entry for it is dropped too until it is given a new ring), so one CQ the
+ * host does not read never holds the completion path, the engine's events or another CQ's entries. A CQ given a new
+ * ring (its base or size changes) starts again at index 0, phase 1, without the mark.
  *
  * <p><b>Reset.</b> {@code clear} returns the QP's indices, credits and error state to 0 and discards its elements in
  * flight; a request or receive post already shown on its port is still delivered (stream contract): the core closes
@@ -162,6 +162,8 @@ public final class QpRings extends HwComponent {
         public final Vec<UInt> cqSize;
         public final Vec<UInt> cqCons;
         public final Vec<UInt> cqProd;
+        /** Per CQ, sticky until it is given a new ring: an entry met the CQ full and was dropped. */
+        public final Vec<Bool> cqOverflow;
         public final Stream<RdmapTxRequester.WorkRequest> requests;
         public final Stream<RdmapRxControl.RecvPost> recv;
         public final Stream<RdmapRxControl.Event> events;
@@ -198,6 +200,7 @@ public final class QpRings extends HwComponent {
             cqSize = field("cqSize", in(perIndex(c.cqCount(), () -> uint(sb))));
             cqCons = field("cqCons", in(perIndex(c.cqCount(), () -> uint(ib))));
             cqProd = field("cqProd", out(perIndex(c.cqCount(), () -> uint(ib))));
+            cqOverflow = field("cqOverflow", out(perIndex(c.cqCount(), () -> bool())));
             requests = field("requests", Streams.masterStream(() -> new RdmapTxRequester.WorkRequest(d)));
             recv = field("recv", Streams.masterStream(() -> new RdmapRxControl.RecvPost(d)));
             events = field("events", Streams.slaveStream(() -> new RdmapRxControl.Event(d)));
@@ -349,6 +352,7 @@ public final class QpRings extends HwComponent {
             set(cqWrite.io.size.apply(k), io.cqSize.apply(k));
             set(cqWrite.io.cons.apply(k), io.cqCons.apply(k));
             set(io.cqProd.apply(k), cqWrite.io.prod.apply(k));
+            set(io.cqOverflow.apply(k), cqWrite.io.overflow.apply(k));
         }
 
         // ---- memory ----
