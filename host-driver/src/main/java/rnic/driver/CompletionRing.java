@@ -7,7 +7,8 @@ import rnic.wire.Cqe;
 
 /**
  * The consumer side of one completion queue of the core: a ring of {@link Cqe} slots in host memory, CQ_BASE/CQ_SIZE,
- * and the CQ_CONS count the core needs to reuse slots (it never overwrites an unconsumed entry, it waits).
+ * and the CQ_CONS count the core needs to reuse slots (it never overwrites an unconsumed entry: one that meets the
+ * ring full is dropped and the ring marked overflowed, CQ_STATUS).
  *
  * <p>An entry is new when bit 0 of its owner octet equals the phase of its pass through the ring: 1 on the first pass
  * (free-running index 0 … 2^n − 1), flipped at every wrap; the phase of index k is therefore 1 when bit n of k is 0.
@@ -38,10 +39,15 @@ public final class CompletionRing {
         return ring.slots();
     }
 
-    /** Programs CQ_BASE_LO/HI and CQ_SIZE, takes CQ_PROD as the start, marks every slot old, writes CQ_CONS. */
+    /**
+     * Programs CQ_BASE_LO/HI and CQ_SIZE, takes CQ_PROD as the start, marks every slot old, writes CQ_CONS. CQ_SIZE
+     * is first written with another value, so the core always starts the ring afresh (index 0, no overflow mark)
+     * even when a queue before it of this number had the same memory.
+     */
     public void program() {
         regs.write(Registers.cq(cq, CQ_BASE_LO), (int) ring.address());
         regs.write(Registers.cq(cq, CQ_BASE_HI), (int) (ring.address() >>> 32));
+        regs.write(Registers.cq(cq, CQ_SIZE), ring.log2Slots() ^ 1);
         regs.write(Registers.cq(cq, CQ_SIZE), ring.log2Slots());
         consumed = regs.read(Registers.cq(cq, CQ_PROD)) & 0xFFFF;
         byte[] old = new byte[1];
@@ -99,6 +105,11 @@ public final class CompletionRing {
             released = consumed;
             regs.write(Registers.cq(cq, CQ_CONS), consumed & 0xFFFF);
         }
+    }
+
+    /** CQ_STATUS.OVERFLOW: the core dropped an entry that met this ring full (and drops every later one). */
+    public boolean overflowed() {
+        return (regs.read(Registers.cq(cq, CQ_STATUS)) & CQ_STATUS_OVERFLOW_MASK) != 0;
     }
 
     /** Entries the core reports written (CQ_PROD), minus those taken: a diagnostic. */

@@ -8,24 +8,37 @@ import rnic.wire.TerminateCause;
  * One asynchronous event of a {@link Device} (verbs {@code ibv_async_event}), from its {@link AsyncEventChannel}.
  *
  * @param type       what happened
- * @param queuePair  the queue pair it concerns
+ * @param queuePair  the queue pair it concerns; null for {@link Type#CQ_ERROR}
  * @param cause      {@link Type#QP_ERROR}: the error as a completion ({@link CompletionOpcode#QP_ERROR}, with the
  *                   Terminate's octets for a received one when its entry could be read); null for
  *                   {@link Type#TCP_CLOSED}
  * @param deviceNanos device time when the driver saw it ({@link Device#nanoTime()})
+ * @param completionQueue {@link Type#CQ_ERROR}: the completion queue; else null
  */
-public record AsyncEvent(Type type, QueuePair queuePair, Completion cause, long deviceNanos) {
+public record AsyncEvent(Type type, QueuePair queuePair, Completion cause, long deviceNanos,
+        CompletionQueue completionQueue) {
 
     /** Kinds of asynchronous events. */
     public enum Type {
         /** The core moved the queue pair to ERR: a Terminate sent or received, or an MPA error (verbs QP_FATAL). */
         QP_ERROR,
         /** The peer closed the queue pair's TCP connection (FIN or reset). */
-        TCP_CLOSED
+        TCP_CLOSED,
+        /**
+         * The core dropped an entry that met the completion queue full (verbs CQ_ERR, a CQ overrun): entries of it
+         * are lost from then on until it is recreated. The driver's reservations keep this from happening through
+         * the verbs; it reports a core driven past them.
+         */
+        CQ_ERROR
     }
 
     public AsyncEvent {
         cause = cause == null ? null : cause.copy();
+    }
+
+    /** An event of a queue pair. */
+    public AsyncEvent(Type type, QueuePair queuePair, Completion cause, long deviceNanos) {
+        this(type, queuePair, cause, deviceNanos, null);
     }
 
     @Override
@@ -67,7 +80,13 @@ public record AsyncEvent(Type type, QueuePair queuePair, Completion cause, long 
 
     @Override
     public String toString() {
-        StringBuilder s = new StringBuilder("AsyncEvent[").append(type).append(" QP ").append(queuePair.number());
+        StringBuilder s = new StringBuilder("AsyncEvent[").append(type);
+        if (queuePair != null) {
+            s.append(" QP ").append(queuePair.number());
+        }
+        if (completionQueue != null) {
+            s.append(" CQ ").append(completionQueue.number());
+        }
         if (cause != null) {
             s.append(' ').append(kind());
             if (terminateLayer() >= 0) {

@@ -14,8 +14,9 @@ import rnic.wire.QpState;
  * The asynchronous events of a {@link Device} (verbs {@code ibv_get_async_event}), from
  * {@link Device#asyncEventChannel()}: a queue pair the core moved to ERR (IRQ_STATUS.ASYNC; the cause from QP_ERROR
  * and, for a received Terminate, its octets from the queue pair's error entry on the send completion queue, read
- * without taking it) and a TCP connection the peer closed. One event per failure: a queue pair is reported again only
- * after it was seen out of ERR.
+ * without taking it), a TCP connection the peer closed, and a completion queue the core marked overflowed
+ * (CQ_STATUS.OVERFLOW, also IRQ_STATUS.ASYNC). One event per failure: a queue pair is reported again only after it was
+ * seen out of ERR, a completion queue once.
  *
  * <p>Waiting blocks on the core's interrupt; TCP connections are looked at between slices of
  * {@link #TCP_CHECK_INTERVAL} device time, since a closing peer raises no interrupt of the core.
@@ -30,6 +31,7 @@ public final class AsyncEventChannel {
     private final ArrayDeque<AsyncEvent> events = new ArrayDeque<>();
     private final Set<QueuePair> errorReported = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<QueuePair> closeReported = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<CompletionQueue> overflowReported = Collections.newSetFromMap(new IdentityHashMap<>());
     private final CqeView view = new CqeView();
 
     AsyncEventChannel(Device device) {
@@ -75,6 +77,12 @@ public final class AsyncEventChannel {
     private void collect() {
         if (device.takeAsyncEvent()) {
             scanErrors();
+            for (CompletionQueue cq : device.completionQueues()) {
+                if (!overflowReported.contains(cq) && cq.overflowed()) {
+                    overflowReported.add(cq);
+                    events.add(new AsyncEvent(AsyncEvent.Type.CQ_ERROR, null, null, device.nanoTime(), cq));
+                }
+            }
         }
         for (QueuePair qp : device.queuePairs()) {
             if (qp.isClosed() || qp.tcpConnection() == null || closeReported.contains(qp)) {

@@ -66,6 +66,16 @@ public final class CompletionQueue implements AutoCloseable {
         return number;
     }
 
+    /**
+     * The core dropped an entry that met this queue full, and drops every later one (CQ_STATUS.OVERFLOW, verbs
+     * CQ_ERR). The driver reserves room for every entry its queue pairs can produce, so only a core driven past
+     * the verbs gets here; the queue stays usable for what it holds, and a new queue of the number starts clean.
+     */
+    public boolean overflowed() {
+        device.ensureOpen();
+        return ring.overflowed();
+    }
+
     /** Entries the ring holds. */
     public int capacity() {
         return ring.slots();

@@ -289,6 +289,17 @@ public final class Device implements AutoCloseable {
         pendingCq &= ~(1 << cq);
     }
 
+    /** The open completion queues. */
+    List<CompletionQueue> completionQueues() {
+        List<CompletionQueue> open = new ArrayList<>();
+        for (CompletionQueue cq : completionQueues) {
+            if (cq != null && !cq.isClosed()) {
+                open.add(cq);
+            }
+        }
+        return open;
+    }
+
     /** The live queue pairs. */
     List<QueuePair> queuePairs() {
         List<QueuePair> live = new ArrayList<>();

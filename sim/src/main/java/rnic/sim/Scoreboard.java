@@ -45,6 +45,34 @@ public final class Scoreboard<T> {
         matched++;
     }
 
+    /**
+     * Checks an actual item where expected items may have been lost (a sink allowed to drop, such as a completion
+     * queue that overflowed): expected items that {@code mayBeLost} accepts and that do not match are skipped, oldest
+     * first, until one matches; an item that may not be lost, or none left, fails as {@link #actual} does.
+     *
+     * @return the expected items skipped as lost
+     */
+    public int actualAfterLosses(T item, java.util.function.Predicate<T> mayBeLost) {
+        int lost = 0;
+        while (!expected.isEmpty() && !equal.test(expected.peek(), item) && mayBeLost.test(expected.peek())) {
+            expected.poll();
+            lost++;
+        }
+        actual(item);
+        return lost;
+    }
+
+    /**
+     * Removes every expected item that {@code lost} accepts (items a lossy sink will never deliver).
+     *
+     * @return how many were removed
+     */
+    public int discard(java.util.function.Predicate<T> lost) {
+        int before = expected.size();
+        expected.removeIf(lost);
+        return before - expected.size();
+    }
+
     /** For octet arrays, where they first differ and the octets around it. */
     private static String firstDifference(Object want, Object got) {
         if (!(want instanceof byte[] a) || !(got instanceof byte[] b)) {
@@ -64,6 +92,11 @@ public final class Scoreboard<T> {
     /** Items still expected. */
     public int pending() {
         return expected.size();
+    }
+
+    /** Items still expected that {@code match} accepts. */
+    public long count(java.util.function.Predicate<T> match) {
+        return expected.stream().filter(match).count();
     }
 
     /** Items matched so far. */

@@ -28,6 +28,31 @@ class ScoreboardTest {
         assertEquals(2, sb.matched());
     }
 
+    /** A lossy sink: only items the predicate allows may be skipped, order still holds, and discard drops the rest. */
+    @Test
+    void lossySinkSkipsOnlyItemsThatMayBeLost() {
+        Scoreboard<Long> sb = new Scoreboard<>("lossy");
+        for (long i = 1; i <= 6; i++) {
+            sb.expect(i);
+        }
+        assertEquals(2, sb.actualAfterLosses(3L, x -> x < 10));
+        AssertionError kept = assertThrows(AssertionError.class, () -> sb.actualAfterLosses(6L, x -> x != 4));
+        assertTrue(kept.getMessage().contains("expected 4 but got 6"), kept.getMessage());
+        Scoreboard<Long> strict = new Scoreboard<>("strict");
+        strict.expect(1L);
+        strict.expect(2L);
+        assertThrows(AssertionError.class, () -> strict.actualAfterLosses(2L, x -> false),
+                "an item that may not be lost must not be skipped");
+        Scoreboard<Long> rest = new Scoreboard<>("rest");
+        rest.expect(1L);
+        rest.expect(20L);
+        rest.expect(3L);
+        assertEquals(2, rest.discard(x -> x < 10));
+        assertEquals(1, rest.pending());
+        rest.actual(20L);
+        rest.assertEmpty();
+    }
+
     @Test
     void pacersProduceTheirDutyCycles() {
         Random rng = new Random(1);

@@ -79,6 +79,8 @@ public final class QpCqWriter extends HwComponent {
         public final Bool writeError;
         /** Per CQ, sticky until the CQ is given a new ring: an entry met the ring full and was dropped. */
         public final Vec<Bool> overflow;
+        /** The request shown now is being dropped (its CQ is full or marked): no write, no write response follows. */
+        public final Bool dropping;
 
         public Io(QpRingsConfig config) {
             this.config = config;
@@ -93,6 +95,7 @@ public final class QpCqWriter extends HwComponent {
             axi = field("axi", MemoryPort.writeMaster(c.dataWidth()));
             writeError = field("writeError", out(bool()));
             overflow = field("overflow", out(QpRings.perIndex(m, () -> bool())));
+            dropping = field("dropping", out(bool()));
         }
     }
 
@@ -157,6 +160,7 @@ public final class QpCqWriter extends HwComponent {
         Bool drop = wire("drop", and(io.requests.valid(), or(not(vec(room).apply(cq)), inError)));
         Bool take = wire("take", and(io.requests.valid(), or(not(busy), freeing), vec(room).apply(cq), not(inError)));
         set(io.requests.ready(), or(take, drop));
+        set(io.dropping, drop);
         UInt address = wire("address", QpRingMath.slotAddress(io.base.apply(cq), index, vec(masks).apply(cq),
                 log2Entry));
         Bool phase = wire("phase", QpRingMath.phase(index, io.size.apply(cq)));

@@ -238,7 +238,8 @@ public final class QpRings extends HwComponent {
         Bool error = or(neq(e.status, U(0, 8)), eq(e.kind, U(rnic.wire.CqeKind.TERMINATE_RECEIVED.code(), 8)),
                 eq(e.kind, U(rnic.wire.CqeKind.TERMINATE_SENT.code(), 8)),
                 eq(e.kind, U(rnic.wire.CqeKind.MPA_ERROR.code(), 8)));
-        set(noted.valid(), and(cqes.valid(), writer.ready(), noted.ready()));
+        // A dropped entry (its CQ full) is never written: no event, nothing to wait for.
+        set(noted.valid(), and(cqes.valid(), writer.ready(), noted.ready(), not(cqWrite.io.dropping)));
         set(noted.payload().cq, e.cq);
         set(noted.payload().solicited, wire("cqEventSolicited", or(and(receive, se), error)));
         Stream<CqEvent> inFlight = Streams.fifo(noted, 2 * QpCqWriter.OUTSTANDING);

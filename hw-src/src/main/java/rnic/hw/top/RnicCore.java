@@ -274,6 +274,7 @@ public final class RnicCore extends HwComponent {
             set(rings.io.cqSize.apply(i), cq.size);
             set(rings.io.cqCons.apply(i), cq.cons);
             set(regs.io.cqProd.get(i), rings.io.cqProd.apply(i));
+            set(regs.io.cqOverflow.get(i), rings.io.cqOverflow.apply(i));
         }
         set(regs.io.qpError.valid(), rings.io.qpError.valid());
         set(regs.io.qpError.payload().qp, rings.io.qpError.payload().qp);

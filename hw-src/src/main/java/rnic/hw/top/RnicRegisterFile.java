@@ -44,7 +44,7 @@ import spinal.lib.bus.regif.SymbolName;
  *  0x1000 QP q  (0x100 apart) TYPE VERSION NEXT STATE PD IRD ORD MPA EMSS MULPDU RX_SEQ_START
  *               SQ_BASE_LO SQ_BASE_HI SQ_SIZE SQ_PROD SQ_CONS RQ_BASE_LO RQ_BASE_HI RQ_SIZE RQ_PROD RQ_CONS
  *               SQ_CQ RQ_CQ ERROR
- *  0x2000 CQ c  (0x40 apart) TYPE VERSION NEXT BASE_LO BASE_HI SIZE PROD CONS NOTIFY
+ *  0x2000 CQ c  (0x40 apart) TYPE VERSION NEXT BASE_LO BASE_HI SIZE PROD CONS NOTIFY STATUS
  * </pre>
  *
  * <p><b>QP state</b> ({@link QpState}, RFC 5040 §5/§6 meanings with the InfiniBand names): the host writes the state
@@ -68,7 +68,9 @@ import spinal.lib.bus.regif.SymbolName;
  * arms CQ c's notify request (SOLICITED_ONLY: only a solicited or failed completion counts, see
  * {@code QpRings.CqEvent}); the next completion entry of that CQ that counts, once it is in host memory, sets bit c of
  * IRQ_STATUS.CQ and disarms the request (ARMED reads 0 again). A QP the core moves to ERR (a Terminate sent or received,
- * an MPA error; QP_ERROR says which) sets IRQ_STATUS.ASYNC. IRQ_STATUS bits are cleared by writing 1 to them (an event
+ * an MPA error; QP_ERROR says which) sets IRQ_STATUS.ASYNC, and so does a CQ the core marks overflowed
+ * (CQ_STATUS.OVERFLOW: an entry met the CQ full and was dropped, a verbs CQ error; the mark stays until the CQ is given
+ * a new ring). IRQ_STATUS bits are cleared by writing 1 to them (an event
  * in the same cycle wins); {@code interrupt} is high while any bit of IRQ_STATUS is set whose IRQ_ENABLE bit is set,
  * one cycle after (a register). IRQ_STATUS.CQ has {@value #IRQ_CQ_BITS} bits, so a core has at most that many CQs.
  */
@@ -188,6 +190,8 @@ public final class RnicRegisterFile extends HwComponent {
         public final List<QpStatus> qpStatus = new ArrayList<>();
         public final List<CqControl> cq = new ArrayList<>();
         public final List<UInt> cqProd = new ArrayList<>();
+        /** Per CQ: marked overflowed (CQ_STATUS.OVERFLOW), sticky until a new ring. */
+        public final List<Bool> cqOverflow = new ArrayList<>();
         public final Flow<QpError> qpError;
         public final Stream<StagProgram> stagProgram;
         public final Stream<RdmapEngine.Setup> setup;
@@ -211,6 +215,7 @@ public final class RnicRegisterFile extends HwComponent {
             for (int i = 0; i < c.cqCount(); i++) {
                 cq.add(field("cq_" + i, out(new CqControl())));
                 cqProd.add(field("cqProd_" + i, in(uint(16))));
+                cqOverflow.add(field("cqOverflow_" + i, in(bool())));
             }
             qpError = field("qpError", spinal.lib.slave$.MODULE$.apply(
                     spinal.lib.Flow$.MODULE$.apply(hardType(() -> new QpError(c)))));
@@ -334,10 +339,10 @@ public final class RnicRegisterFile extends HwComponent {
         Bits cqPending = custom(irqStatus, "CQ", () -> bits(IRQ_CQ_BITS), "W1C", 0,
                 "bit c: CQ c's notify request fired (a completion that counts is in CQ c)", "irqCqPending");
         Bool asyncPending = custom(irqStatus, "ASYNC", () -> bool(), "W1C", 0,
-                "a QP was moved to ERR by the core (QP_ERROR tells why)", "irqAsyncPending");
+                "a QP was moved to ERR by the core (QP_ERROR tells why) or a CQ overflowed (CQ_STATUS)", "irqAsyncPending");
         RegInst irqEnable = reg("IRQ_ENABLE", "Which IRQ_STATUS bits drive the interrupt output");
         Bits cqEnable = rw(irqEnable, "CQ", () -> bits(IRQ_CQ_BITS), "bit c: CQ c's event", "irqCqEnable");
-        Bool asyncEnable = rw(irqEnable, "ASYNC", () -> bool(), "the asynchronous (QP error) event",
+        Bool asyncEnable = rw(irqEnable, "ASYNC", () -> bool(), "the asynchronous (QP or CQ error) event",
                 "irqAsyncEnable");
 
         // ------------------------------------------------------------------------------------------------ QPs
@@ -360,6 +365,7 @@ public final class RnicRegisterFile extends HwComponent {
 
         // ------------------------------------------------------------------------------------------------ CQs
         List<Bool> cqFired = new ArrayList<>();
+        List<Bool> cqOverflowed = new ArrayList<>();
         for (int i = 0; i < c.cqCount(); i++) {
             int base = CQ_BASE + i * CQ_STRIDE;
             busif.regPtrReAnchorAt(big(base));
@@ -378,6 +384,13 @@ public final class RnicRegisterFile extends HwComponent {
             set(cq.cons, rw(reg("CQ_CONS", "Entries the host has consumed (free-running, 16 bits)"), "CONS",
                     () -> uint(16), "entries consumed: the core never overwrites an unconsumed entry", n + "cons"));
             cqFired.add(notify(i, n));
+            Bool overflow = ro(reg("CQ_STATUS", "Status of the CQ"), "OVERFLOW", () -> bool(),
+                    "an entry met the CQ full and was dropped, and so is every later one (a CQ error) until the CQ is"
+                            + " given a new ring (another CQ_BASE or CQ_SIZE)", n + "overflow");
+            set(overflow, io.cqOverflow.get(i));
+            Bool was = regInit(n + "overflowWas", bool(), False());
+            set(was, overflow);
+            cqOverflowed.add(wire(n + "overflowRises", and(overflow, not(was))));
             busif.resetBlockTag();
         }
 
@@ -392,6 +405,9 @@ public final class RnicRegisterFile extends HwComponent {
         Bool asyncClear = wire("irqAsyncClear", and(irqStatus.hitDoWrite(), busif.writeData().apply(IRQ_CQ_BITS)));
         Bool failed = False();
         for (Bool f : qpFailed) {
+            failed = or(failed, f);
+        }
+        for (Bool f : cqOverflowed) {
             failed = or(failed, f);
         }
         set(asyncPending, or(and(asyncPending, not(asyncClear)), failed));

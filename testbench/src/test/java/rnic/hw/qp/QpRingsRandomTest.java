@@ -1,5 +1,6 @@
 package rnic.hw.qp;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Random;
@@ -102,6 +103,15 @@ class QpRingsRandomTest {
                     }
                     b.settle(200_000);
                 }
+                // A CQ the core marked overflowed (entries met it full while the host was not reading) gets a new
+                // ring, which clears the mark; its dropped entries were taken off the scoreboards by settle.
+                for (int c = 0; c < 2; c++) {
+                    if (b.overflowed(c)) {
+                        b.setupCq(c, b.cqs.get(c).log);
+                        b.settle(10_000);
+                        assertFalse(b.overflowed(c), "a new ring clears the overflow mark");
+                    }
+                }
                 // A QP in ERR is reset and brought up again with new rings.
                 for (int q = 0; q < 4; q++) {
                     if (b.qps.get(q).state == QpState.ERR) {
@@ -115,8 +125,10 @@ class QpRingsRandomTest {
                 }
             }
             System.out.printf("[QpRings random W=%d seed %d] %d elements posted, %d requests, %d posts, %d CQEs, %d "
-                    + "QP errors in %d cycles%n", w, seed, posted, b.requestsTaken(), b.postsTaken(),
-                    b.cqs.get(0).read + b.cqs.get(1).read, b.qpErrors.matched(), tb.cycle());
+                    + "QP errors, %d CQ overflows (%d entries dropped) in %d cycles%n", w, seed, posted,
+                    b.requestsTaken(), b.postsTaken(), b.cqs.get(0).read + b.cqs.get(1).read, b.qpErrors.matched(),
+                    b.cqs.get(0).overflows + b.cqs.get(1).overflows, b.cqs.get(0).dropped + b.cqs.get(1).dropped,
+                    tb.cycle());
             assertTrue(b.requestsTaken() > ROUNDS * 10, "too little traffic");
         });
     }

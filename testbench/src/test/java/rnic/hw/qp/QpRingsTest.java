@@ -1,6 +1,7 @@
 package rnic.hw.qp;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -228,26 +229,46 @@ class QpRingsTest {
     }
 
     /**
-     * A CQ of 4 slots that the host stops reading: exactly 4 entries are written, the rings then wait (the engine's
-     * events are held) and write nothing more; once the host reads again the remaining entries follow, the owner phase
-     * flipping at every wrap (20 entries: 5 passes).
+     * A full CQ never holds another CQ's entries. QP 3's CQ of 4 slots is not read while QP 3 and QP 0 each complete
+     * 20 elements: CQ 3 takes exactly 4 entries, then the next one meets it full, is dropped and marks it overflowed
+     * (a CQ error, as a verbs CQ overrun), and so is every later one; QP 0's 20 entries all reach CQ 0 meanwhile and
+     * the engine's events are never held. A new ring clears the mark and CQ 3 works again, the owner phase flipping
+     * at its wraps.
      */
     @ParameterizedTest(name = "W={0} paced={1}")
     @org.junit.jupiter.params.provider.CsvSource({"64,false", "64,true", "512,false", "512,true"})
-    void cqFullWaitsForTheHost(int w, boolean paced) {
+    void fullCqDropsItsOwnEntriesOnly(int w, boolean paced) {
         model(w).run("cqFull", 16, tb -> {
             RingsBench b = fourQps(new RingsBench(tb, pacing(tb.random(), paced)), 5, 4, 2);
             b.consume(3, false);
             for (int i = 0; i < 20; i++) {
                 b.post(3, RingsBench.Wqe.random(tb.random(), OPS[i % OPS.length].code(), true, false));
+                b.post(0, RingsBench.Wqe.random(tb.random(), OPS[i % OPS.length].code(), true, false));
             }
             b.ring(3);
-            tb.step(3_000);
+            b.ring(0);
+            b.runUntil(() -> b.cqs.get(0).read == 20, 20_000, "QP 0's 20 entries while CQ 3 is full");
+            tb.step(500);
             assertEquals(4, b.cqs.get(3).written, "entries written into a CQ of 4 the host does not read");
-            assertTrue(b.events.busy(), "the rings should hold the engine's events while the CQ is full");
+            assertTrue(b.overflowed(3), "CQ 3 marked overflowed");
+            assertFalse(b.overflowed(0), "CQ 0 is not");
+            assertEquals(1, b.cqs.get(3).overflows);
+            assertFalse(b.events.busy(), "the engine's events are never held by a full CQ");
             b.consume(3, true);
             b.settle(20_000);
-            assertEquals(20, b.cqs.get(3).read);
+            assertEquals(4, b.cqs.get(3).read, "the 4 entries written before the overflow are all read");
+            assertEquals(16, b.cqs.get(3).dropped, "every later entry of CQ 3 dropped");
+            assertTrue(b.overflowed(3), "the mark stays until CQ 3 is given a new ring");
+            b.setupCq(3, 2);
+            b.settle(1_000);
+            assertFalse(b.overflowed(3), "a new ring clears the mark");
+            for (int i = 0; i < 10; i++) {
+                b.post(3, RingsBench.Wqe.random(tb.random(), OPS[i % OPS.length].code(), true, false));
+            }
+            b.ring(3);
+            b.settle(20_000);
+            assertEquals(14, b.cqs.get(3).read, "10 more entries through the new ring (two and a half passes)");
+            assertEquals(16, b.cqs.get(3).dropped);
         });
     }
 

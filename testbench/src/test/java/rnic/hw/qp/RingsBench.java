@@ -215,6 +215,13 @@ final class RingsBench {
         boolean consume = true;
         long written;
         long read;
+        /** The core marked this CQ overflowed at least once: its entries may be missing from then on. */
+        boolean lossy;
+        /** Overflow marks seen (rising edges of cqOverflow). */
+        int overflows;
+        /** Expected entries of this CQ the core dropped (skipped or discarded by the scoreboards). */
+        long dropped;
+        boolean flagged;
 
         Cq(int n) {
             this.n = n;
@@ -288,6 +295,7 @@ final class RingsBench {
     private final SimSignal[] cqSize;
     private final SimSignal[] cqCons;
     private final SimSignal[] cqProd;
+    private final SimSignal[] cqOverflow;
     private final boolean[] clearNow;
 
     /** Pacing of the engine-side streams and the memory. */
@@ -352,11 +360,13 @@ final class RingsBench {
         cqSize = new SimSignal[m];
         cqCons = new SimSignal[m];
         cqProd = new SimSignal[m];
+        cqOverflow = new SimSignal[m];
         for (int c = 0; c < m; c++) {
             cqBase[c] = tb.signal(io.cqBase.apply(c));
             cqSize[c] = tb.signal(io.cqSize.apply(c));
             cqCons[c] = tb.signal(io.cqCons.apply(c));
             cqProd[c] = tb.signal(io.cqProd.apply(c));
+            cqOverflow[c] = tb.signal(io.cqOverflow.apply(c));
             cqBase[c].set(0);
             cqSize[c].set(0);
             cqCons[c].set(0);
@@ -424,6 +434,7 @@ final class RingsBench {
         tb.add(new Agent() {
             @Override
             public void sample() {
+                watchOverflow();
                 if (errValid.getBool()) {
                     QpErr e = new QpErr((int) xf.get("qp"), (int) xf.get("state"), (int) xf.get("kind"),
                             (int) xf.get("status"));
@@ -659,7 +670,12 @@ final class RingsBench {
                 entryCycles.add(tb.cycle());
                 Qp p = qps.get(got.qp);
                 boolean receive = got.kind == CqeKind.RECEIVE.code() || got.kind == CqeKind.RECEIVE_IMMEDIATE.code();
-                (receive ? p.rqEntries : p.sqEntries).actual(got);
+                Scoreboard<Entry> sb = receive ? p.rqEntries : p.sqEntries;
+                if (k.lossy) {
+                    k.dropped += sb.actualAfterLosses(got, x -> x.cq == k.n);
+                } else {
+                    sb.actual(got);
+                }
                 k.cons = (k.cons + 1) & 0xFFFF;
                 k.read++;
                 if ((k.cons & (k.slots() - 1)) == 0) {
@@ -672,6 +688,29 @@ final class RingsBench {
                 cqCons[k.n].set(k.cons);
             }
         }
+    }
+
+    /**
+     * The core marks a CQ overflowed only when an entry met it full: the host had released fewer than
+     * {@code 2^size} slots before the entry (one entry may still be on its way to memory).
+     */
+    private void watchOverflow() {
+        for (Cq k : cqs) {
+            boolean now = cqOverflow[k.n].getBool();
+            if (now && !k.flagged) {
+                assertTrue(k.written + 1 - unwrap(k) >= k.slots(), "cycle " + tb.cycle() + ": CQ " + k.n
+                        + " marked overflowed with " + k.written + " entries written and " + k.published
+                        + " released of " + k.slots() + " slots (seed " + tb.seed() + ")");
+                k.lossy = true;
+                k.overflows++;
+            }
+            k.flagged = now;
+        }
+    }
+
+    /** CQ {@code c} is marked overflowed now (CQ_STATUS.OVERFLOW). */
+    boolean overflowed(int c) {
+        return cqOverflow[c].getBool();
     }
 
     /** No CQE is written over an entry the host has not released, and entries go to consecutive slots. */
@@ -942,7 +981,7 @@ final class RingsBench {
             return false;
         }
         for (Qp p : qps) {
-            if (!p.inEngine.isEmpty() || p.sqEntries.pending() != 0 || p.rqEntries.pending() != 0) {
+            if (!p.inEngine.isEmpty() || pendingEntries(p.sqEntries) != 0 || pendingEntries(p.rqEntries) != 0) {
                 return false;
             }
             if (p.alive() && p.state == QpState.RTS && !p.sq.isEmpty()) {
@@ -955,11 +994,33 @@ final class RingsBench {
         return qpErrors.pending() == 0;
     }
 
-    /** Runs until {@link #quiet()} (plus a few cycles for nothing else to happen), then checks the indices. */
+    /** Entries still expected on {@code sb}, less those a CQ marked overflowed now will never write. */
+    private int pendingEntries(Scoreboard<Entry> sb) {
+        return sb.pending() - (int) sb.count(this::lost);
+    }
+
+    /** An expected entry for a CQ that is marked overflowed now: dropped (nothing is written there until a new ring). */
+    private boolean lost(Entry e) {
+        return cqs.get(e.cq).lossy && cqOverflow[e.cq].getBool();
+    }
+
+    /**
+     * Runs until {@link #quiet()} (plus a few cycles for nothing else to happen), then checks the indices. Entries
+     * still expected for a CQ marked overflowed are then dropped from the scoreboards (counted in {@link Cq#dropped}).
+     */
     long settle(long maxCycles) {
         long t = tb.runUntil(this::quiet, maxCycles, "the rings to settle");
         tb.step(20);
         assertTrue(quiet(), "something happened after the rings had settled");
+        for (Qp p : qps) {
+            for (Scoreboard<Entry> sb : List.of(p.sqEntries, p.rqEntries)) {
+                for (Cq k : cqs) {
+                    if (k.lossy && overflowed(k.n)) {
+                        k.dropped += sb.discard(x -> x.cq == k.n);
+                    }
+                }
+            }
+        }
         checkIndices();
         return t;
     }

@@ -145,6 +145,69 @@ class RnicInterruptTest {
         });
     }
 
+    /**
+     * A CQ overrun is a CQ error of that CQ alone: b's receive CQ 1 is given 2 slots the host never reads; of four
+     * Sends, two entries are written, the third meets the ring full and is dropped, CQ_STATUS.OVERFLOW rises with
+     * IRQ_STATUS.ASYNC (and the interrupt), and the fourth is dropped too (CQ_PROD stays 2). Meanwhile b's send CQ 0
+     * takes its own Send's entry, and QP 0 stays in RTS. A new ring (another CQ_SIZE) clears the mark; the next Send's
+     * entry is written at index 0.
+     */
+    @Test
+    void aFullCqDropsItsEntriesAndRaisesAnAsyncEventForItselfOnly() {
+        RnicBench.model(RnicBench.W).run("cqOverflow", 32, tb -> {
+            RnicBench bench = new RnicBench(tb);
+            RnicBench.Side a = bench.a;
+            RnicBench.Side b = bench.b;
+            SimSignal irqB = tb.signal(tb.dut().io.b.interrupt);
+            open(bench);
+            for (int i = 0; i < 15; i++) {
+                postRecv(b, i, SINK + 0x1000L * i, 4096);
+                postRecv(a, i, SINK + 0x1000L * i, 4096);
+            }
+            b.write(qpReg(0, "QP_RQ_PROD"), 15);
+            a.write(qpReg(0, "QP_RQ_PROD"), 15);
+            a.memory.write(SOURCE, new byte[256]);
+            b.memory.write(SOURCE, new byte[256]);
+            b.write(cqReg(1, "CQ_SIZE"), 1);
+            assertEquals(0, b.read(cqReg(1, "CQ_STATUS")), "no overflow before any entry");
+            b.write(reg("IRQ_ENABLE"), reg("IRQ_ENABLE_ASYNC_MASK"));
+            int sq = 0;
+            for (int i = 0; i < 2; i++) {
+                postSend(a, sq++, WqeOpcode.SEND, 64);
+            }
+            awaitEntries(tb, b, 1, 2);
+            tb.step(200);
+            assertEquals(0, b.read(cqReg(1, "CQ_STATUS")), "a full ring is not yet an overflow");
+            assertFalse(irqB.getBool());
+            postSend(a, sq++, WqeOpcode.SEND, 64);
+            tb.runUntil(irqB::getBool, 20_000, "b's interrupt for CQ 1's overflow");
+            assertEquals(reg("CQ_STATUS_OVERFLOW_MASK"), b.read(cqReg(1, "CQ_STATUS")));
+            assertEquals(reg("IRQ_STATUS_ASYNC_MASK"), b.read(reg("IRQ_STATUS")), "ASYNC, no CQ bit");
+            assertEquals(0, b.read(cqReg(0, "CQ_STATUS")), "CQ 0 is not marked");
+            postSend(a, sq++, WqeOpcode.SEND, 64);
+            awaitEntries(tb, a, 0, 4);
+            tb.step(500);
+            assertEquals(2, b.read(cqReg(1, "CQ_PROD")), "nothing written into the overflowed ring");
+            assertEquals(QpState.RTS, b.state(0), "a CQ error does not end the QP");
+            // b's own Send completes on its send CQ 0 while CQ 1 is in error.
+            postSend(b, 0, WqeOpcode.SEND, 32);
+            awaitEntries(tb, b, 0, 1);
+            assertEquals(CqeKind.SEND_DONE.code(), cqe(b, CQ0, 0).get(Cqe.KIND));
+            b.write(reg("IRQ_STATUS"), reg("IRQ_STATUS_ASYNC_MASK"));
+            tb.step(2);
+            assertFalse(irqB.getBool(), "interrupt low once ASYNC is cleared");
+            // A new ring clears the mark; the next entry goes to index 0.
+            b.write(cqReg(1, "CQ_SIZE"), 4);
+            assertEquals(0, b.read(cqReg(1, "CQ_STATUS")), "a new ring clears OVERFLOW");
+            assertEquals(0, b.read(cqReg(1, "CQ_PROD")));
+            postSend(a, sq++, WqeOpcode.SEND, 64);
+            awaitEntries(tb, b, 1, 1);
+            assertEquals(CqeKind.RECEIVE.code(), cqe(b, CQ1, 0).get(Cqe.KIND));
+            assertEquals(1, cqe(b, CQ1, 0).get(Cqe.OWNER) & 1);
+            assertEquals(0, b.read(reg("IRQ_STATUS")), "no further event");
+        });
+    }
+
     /** QP 0 on both cores: send completions to CQ 0, receive completions to CQ 1 (16 slots each), RTS. */
     static void open(RnicBench bench) {
         for (RnicBench.Side s : List.of(bench.a, bench.b)) {

@@ -55,7 +55,7 @@ class RnicRegisterMapTest {
                     "QP_SQ_BASE_LO", "QP_SQ_BASE_HI", "QP_SQ_SIZE", "QP_SQ_PROD", "QP_SQ_CONS", "QP_RQ_BASE_LO",
                     "QP_RQ_BASE_HI", "QP_RQ_SIZE", "QP_RQ_PROD", "QP_RQ_CONS", "QP_SQ_CQ", "QP_RQ_CQ", "QP_ERROR")),
             new ContractBlock("CQ", 0x2000, 0x40, 4, "CQ  ", List.of("CQ_TYPE", "CQ_VERSION", "CQ_NEXT",
-                    "CQ_BASE_LO", "CQ_BASE_HI", "CQ_SIZE", "CQ_PROD", "CQ_CONS", "CQ_NOTIFY")));
+                    "CQ_BASE_LO", "CQ_BASE_HI", "CQ_SIZE", "CQ_PROD", "CQ_CONS", "CQ_NOTIFY", "CQ_STATUS")));
 
     static int tag(String s) {
         int t = 0;
