@@ -40,6 +40,7 @@ import rnic.wire.QpState;
  *       nothing else;</li>
  *   <li>a sees all six Sends complete SUCCESS (the Sends were placed; only b's entries were lost).</li>
  * </ul>
+ * RDMAP-26 (a CQ overflow leaves streams not using that CQ alone).
  */
 @Tag("verilator")
 class CqOverflowSystemTest {

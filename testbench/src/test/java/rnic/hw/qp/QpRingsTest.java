@@ -233,7 +233,7 @@ class QpRingsTest {
      * 20 elements: CQ 3 takes exactly 4 entries, then the next one meets it full, is dropped and marks it overflowed
      * (a CQ error, as a verbs CQ overrun), and so is every later one; QP 0's 20 entries all reach CQ 0 meanwhile and
      * the engine's events are never held. A new ring clears the mark and CQ 3 works again, the owner phase flipping
-     * at its wraps.
+     * at its wraps. RDMAP-26 (a CQ overflow leaves streams not using that CQ alone).
      */
     @ParameterizedTest(name = "W={0} paced={1}")
     @org.junit.jupiter.params.provider.CsvSource({"64,false", "64,true", "512,false", "512,true"})

@@ -150,7 +150,7 @@ class RnicInterruptTest {
      * Sends, two entries are written, the third meets the ring full and is dropped, CQ_STATUS.OVERFLOW rises with
      * IRQ_STATUS.ASYNC (and the interrupt), and the fourth is dropped too (CQ_PROD stays 2). Meanwhile b's send CQ 0
      * takes its own Send's entry, and QP 0 stays in RTS. A new ring (another CQ_SIZE) clears the mark; the next Send's
-     * entry is written at index 0.
+     * entry is written at index 0. RDMAP-26 (a CQ overflow leaves what does not use that CQ alone).
      */
     @Test
     void aFullCqDropsItsEntriesAndRaisesAnAsyncEventForItselfOnly() {
