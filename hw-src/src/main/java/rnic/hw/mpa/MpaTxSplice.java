@@ -141,6 +141,9 @@ public final class MpaTxSplice extends HwComponent {
     /** A splice shared by {@code n} connections (FPDUs of any of them, one after another). */
     public MpaTxSplice(int words, int n) {
         io = io(new Io(words, n));
+        if (n > 1) {
+            setDefinitionName("MpaTxSplice_n" + n, true); // one module per connection count
+        }
         CrcMatrix matrix = new CrcMatrix(CrcMatrix.CRC32C);
         int cw = log2Up(words + 3);
         int nb = connBits(n);
