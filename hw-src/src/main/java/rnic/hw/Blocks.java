@@ -51,6 +51,7 @@ public final class Blocks {
         blocks.add(new Block("Crc32c", () -> new Crc32c(new Crc32cConfig(width))));
         if (width >= 32) {
             blocks.add(new Block("MpaTxFramer", () -> new MpaTxFramer(width)));
+            blocks.add(new Block("MpaTxShared", () -> new rnic.hw.mpa.MpaTxShared(width, 4)));
             blocks.add(new Block("MpaRxDeframer", () -> new MpaRxDeframer(width)));
             DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
             blocks.add(new Block("DdpRxHeader", () -> new DdpRxHeader(ddp)));

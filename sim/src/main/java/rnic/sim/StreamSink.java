@@ -32,6 +32,14 @@ public class StreamSink<B> implements Agent {
         ready.set(false);
     }
 
+    /**
+     * The design restarts this stream (its source is reset): a beat shown and not yet taken may be withdrawn from
+     * the next cycle on, which the contract otherwise forbids.
+     */
+    public void restart() {
+        stalled = null;
+    }
+
     /** Beats taken so far. */
     public long received() {
         return received;

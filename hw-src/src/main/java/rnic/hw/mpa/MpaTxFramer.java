@@ -66,8 +66,10 @@ public final class MpaTxFramer extends HwComponent {
         Streams.connect(io.ulpdu, prefix.io.input);
         Streams.connect(Streams.m2sPipe(prefix.io.output), splice.io.input);
         Streams.connect(Streams.m2sPipe(splice.io.output), packer.io.input);
-        set(splice.io.markers, io.markers);
-        set(splice.io.crc, io.crc);
+        set(splice.io.markers.apply(0), io.markers);
+        set(splice.io.crc.apply(0), io.crc);
+        set(splice.io.clear.apply(0), False());
+        set(splice.io.conn, U(0, 1));
 
         WordPiece beat = packer.io.output.payload();
         AxisBeat tcp = io.tcp.payload();

@@ -27,11 +27,14 @@ public final class MpaTxPrefix extends HwComponent {
         public final int dataWidth;
         public final Stream<UlpduBeat> input;
         public final Stream<WordPiece> output;
+        /** Inside a ULPDU: the beat on {@code input} is not its first. */
+        public final Bool inside;
 
         public Io(int dataWidth) {
             this.dataWidth = dataWidth;
             input = field("input", Streams.slaveStream(() -> new UlpduBeat(dataWidth)));
             output = field("output", Streams.masterStream(() -> new WordPiece(dataWidth / 32)));
+            inside = field("inside", out(bool()));
         }
     }
 
@@ -62,6 +65,7 @@ public final class MpaTxPrefix extends HwComponent {
         octetsLeft = regInit("octetsLeft", uint(17), U(0, 17));
         wordsLeft = regInit("wordsLeft", uint(15), U(0, 15));
         carry = regInit("carry", bits(16), B(0, 16));
+        set(io.inside, busy);
 
         UlpduBeat in = io.input.payload();
         UInt length = in.length.resize(17);

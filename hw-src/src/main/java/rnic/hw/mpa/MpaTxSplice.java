@@ -25,6 +25,13 @@ import spinal.lib.Stream;
  * plus two words (W ≤ 512). The CRC32c covers every word spliced so far in the FPDU — leading Marker, content,
  * embedded Markers, a Marker after the PAD — and is appended after the last of them, least significant octet first
  * (docs/requirements.md §4.1). With CRC off the CRC field is zero.
+ *
+ * <p>Shared by {@code n} connections ({@link MpaTxShared}): each FPDU carries its connection ({@code conn}, the same
+ * on every piece of it) and is framed with that connection's {@code markers} and {@code crc}; the only state kept
+ * between FPDUs is the Marker distance, one entry per connection, which {@code clear} (per connection) returns to
+ * the start of a Marker grid. Everything else (words of the FPDU, CRC register) starts afresh at every FPDU, so
+ * pieces of different connections may follow each other at any FPDU boundary. {@code outConn} is the connection of
+ * the piece on {@code output}.
  */
 public final class MpaTxSplice extends HwComponent {
 
@@ -33,21 +40,46 @@ public final class MpaTxSplice extends HwComponent {
         public final int words;
         public final Stream<WordPiece> input;
         public final Stream<WordPiece> output;
-        public final spinal.core.Bool markers;
-        public final spinal.core.Bool crc;
+        /** Per connection: Markers in its FPDUs. */
+        public final spinal.core.Vec<Bool> markers;
+        /** Per connection: the CRC field is CRC32c (else zero). */
+        public final spinal.core.Vec<Bool> crc;
+        /** Per connection: restart its Marker grid (the next word is a Marker position). */
+        public final spinal.core.Vec<Bool> clear;
+        /** The connection of the piece on {@code input} (valid with it). */
+        public final UInt conn;
+        /** The connection of the piece on {@code output} (valid with it). */
+        public final UInt outConn;
 
-        public Io(int words) {
+        public Io(int words, int n) {
             this.words = words;
             input = field("input", Streams.slaveStream(() -> new WordPiece(words)));
             output = field("output", Streams.masterStream(() -> new WordPiece(words + 2)));
-            markers = field("markers", in(bool()));
-            crc = field("crc", in(bool()));
+            markers = field("markers", in(perConn(n, () -> bool())));
+            crc = field("crc", in(perConn(n, () -> bool())));
+            clear = field("clear", in(perConn(n, () -> bool())));
+            conn = field("conn", in(uint(connBits(n))));
+            outConn = field("outConn", out(uint(connBits(n))));
         }
+    }
+
+    /** Bits of a connection number for {@code n} connections (at least 1). */
+    public static int connBits(int n) {
+        return Math.max(1, log2Up(n));
+    }
+
+    static <T extends spinal.core.Data> spinal.core.Vec<T> perConn(int n, java.util.function.Supplier<T> type) {
+        List<T> list = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            list.add(type.get());
+        }
+        return vec(list);
     }
 
     /** A piece between the stages: spliced words, the words the CRC covers, and what each stage adds. */
     public static final class Stage extends HwBundle {
         public final int words;
+        public final int connBits;
         /** Content and Marker words (stage 1 on); the CRC word is put in at the output. */
         public final Bits data;
         /** Words the CRC covers (content plus Marker). */
@@ -59,23 +91,33 @@ public final class MpaTxSplice extends HwComponent {
         public final Bits dataPart;
         /** Stage 3 on: the CRC field (zero unless this piece ends the FPDU with CRC on). */
         public final Bits crcWord;
+        /** The piece's connection, and whether its FPDUs carry a CRC. */
+        public final UInt conn;
+        public final Bool crc;
 
-        public Stage(int words) {
+        public Stage(int words, int connBits) {
             this.words = words;
+            this.connBits = connBits;
             data = field("data", bits(32 * (words + 1)));
             covered = field("covered", uint(log2Up(words + 3)));
             coveredHot = field("coveredHot", bits(words + 2));
             last = field("last", bool());
             dataPart = field("dataPart", bits(32));
             crcWord = field("crcWord", bits(32));
+            conn = field("conn", uint(connBits));
+            crc = field("crc", bool());
         }
     }
 
     public final Io io;
-    /** Words until the next Marker position, modulo 128 (512 octets), from the start of Full Operation. */
+    /** The input piece's connection's words until its next Marker position, modulo 128 (512 octets), from the start
+     * of its Full Operation (the table entry {@code toMarkers[conn]}). */
     public final UInt toMarker;
     /** {@code near[k]}: {@code toMarker == k}, for k = 0 … words (registered with it, so no compare on the way in). */
     public final Bits near;
+    /** Per connection: its Marker distance and the one-hot copy. */
+    public final List<UInt> toMarkers = new ArrayList<>();
+    public final List<Bits> nears = new ArrayList<>();
     /** Wire words of the current FPDU sent since its ULPDU_Length, Markers included (for FPDUPTR). */
     public final UInt fpduWords;
     /** CRC register of the current FPDU. */
@@ -93,11 +135,30 @@ public final class MpaTxSplice extends HwComponent {
      * words.
      */
     public MpaTxSplice(int words) {
-        io = io(new Io(words));
+        this(words, 1);
+    }
+
+    /** A splice shared by {@code n} connections (FPDUs of any of them, one after another). */
+    public MpaTxSplice(int words, int n) {
+        io = io(new Io(words, n));
+        if (n > 1) {
+            setDefinitionName("MpaTxSplice_n" + n, true); // one module per connection count
+        }
         CrcMatrix matrix = new CrcMatrix(CrcMatrix.CRC32C);
         int cw = log2Up(words + 3);
-        toMarker = regInit("toMarker", uint(7), U(0, 7));
-        near = regInit("near", bits(words + 1), B(1, words + 1));
+        int nb = connBits(n);
+        for (int k = 0; k < n; k++) {
+            String sfx = n == 1 ? "" : "_" + k;
+            toMarkers.add(regInit("toMarker" + sfx, uint(7), U(0, 7)));
+            nears.add(regInit("near" + sfx, bits(words + 1), B(1, words + 1)));
+        }
+        toMarker = n == 1 ? toMarkers.get(0) : wire("toMarker", vec(toMarkers).apply(io.conn));
+        near = n == 1 ? nears.get(0) : wire("near", vec(nears).apply(io.conn));
+        // A connection held in clear gets no Markers: its FPDUs are dropped at the port, and its distance stays at
+        // the start of the grid whatever passes meanwhile.
+        Bool markersOn = n == 1 ? io.markers.apply(0)
+                : wire("markersOn", and(io.markers.apply(io.conn), not(io.clear.apply(io.conn))));
+        Bool crcOn = n == 1 ? io.crc.apply(0) : wire("crcOn", io.crc.apply(io.conn));
         fpduWords = regInit("fpduWords", uint(14), U(0, 14));
         crcState = regInit("crcState", bits(32), B(matrix.init(), 32));
 
@@ -115,7 +176,7 @@ public final class MpaTxSplice extends HwComponent {
             // A Marker due at word 0 is always in the piece (0 <= count needs no compare).
             markerInPiece = or(markerInPiece, k == 0 ? near.apply(0) : and(near.apply(k), le(U(k, cw), count)));
         }
-        hasMarker = wire("hasMarker", and(io.markers, markerInPiece));
+        hasMarker = wire("hasMarker", and(markersOn, markerInPiece));
         // FPDUPTR: wire octets back to ULPDU_Length, earlier Markers of the FPDU included (MPA-13); a Marker before
         // the FPDU's first word leads it (FPDUPTR 0) and is not part of that distance.
         Bool leading = and(eq(fpduWords, U(0, 14)), near.apply(0));
@@ -134,7 +195,7 @@ public final class MpaTxSplice extends HwComponent {
         }
         covered = wire("covered", add(count, mux(hasMarker, U(1, cw), U(0, cw))));
         UInt outCount = add(covered, mux(in.last, U(1, cw), U(0, cw)));
-        Stage s1 = wire("s1", new Stage(words));
+        Stage s1 = wire("s1", new Stage(words, nb));
         set(s1.data, catLsbFirst(spliced));
         set(s1.covered, covered);
         List<Bool> hot = new ArrayList<>();
@@ -145,16 +206,29 @@ public final class MpaTxSplice extends HwComponent {
         set(s1.last, in.last);
         set(s1.dataPart, B(0, 32));
         set(s1.crcWord, B(0, 32));
+        set(s1.conn, io.conn);
+        set(s1.crc, crcOn);
         Stream<Stage> p1 = Streams.m2sPipe(Streams.translateWith(io.input, s1));
 
+        UInt nextTo = wire("nextTo", sub(toMarker, outCount.resize(7)));
+        List<Bool> nearNext = new ArrayList<>();
+        for (int k = 0; k <= words; k++) {
+            nearNext.add(eq(nextTo, U(k, 7)));
+        }
+        Bits nearNextBits = catLsbFirst(nearNext);
+        for (int k = 0; k < n; k++) {
+            final int kk = k;
+            Bool mine = n == 1 ? True() : eq(io.conn, U(k, nb));
+            when(and(io.input.fire(), mine), () -> {
+                set(toMarkers.get(kk), nextTo);
+                set(nears.get(kk), nearNextBits);
+            });
+            when(io.clear.apply(k), () -> {
+                set(toMarkers.get(kk), U(0, 7));
+                set(nears.get(kk), B(1, words + 1));
+            });
+        }
         when(io.input.fire(), () -> {
-            UInt nextTo = sub(toMarker, outCount.resize(7));
-            set(toMarker, nextTo);
-            List<Bool> nearNext = new ArrayList<>();
-            for (int k = 0; k <= words; k++) {
-                nearNext.add(eq(nextTo, U(k, 7)));
-            }
-            set(near, catLsbFirst(nearNext));
             UInt innerMarker = mux(and(hasMarker, not(leading)), U(1, 14), U(0, 14));
             set(fpduWords, mux(in.last, U(0, 14), add(add(fpduWords, in.count.resize(14)), innerMarker)));
         });
@@ -162,13 +236,15 @@ public final class MpaTxSplice extends HwComponent {
         // ---- stage 2: the data half of the CRC step, the covered words moved to the top of the piece
         Stage a = p1.payload();
         UInt emptyOctets = shl(sub(U(words + 1, cw), a.covered), 2);
-        Stage s2 = wire("s2", new Stage(words));
+        Stage s2 = wire("s2", new Stage(words, nb));
         set(s2.data, a.data);
         set(s2.covered, a.covered);
         set(s2.coveredHot, a.coveredHot);
         set(s2.last, a.last);
         set(s2.dataPart, CrcParallel.dataPart(matrix, a.data, emptyOctets));
         set(s2.crcWord, B(0, 32));
+        set(s2.conn, a.conn);
+        set(s2.crc, a.crc);
         Stream<Stage> p2 = Streams.m2sPipe(Streams.translateWith(p1, s2));
 
         // ---- stage 3: the CRC loop, A_k·crcState with k one-hot
@@ -179,13 +255,15 @@ public final class MpaTxSplice extends HwComponent {
             fromState = or(fromState, term);
         }
         crcNext = wire("crcNext", xor(fromState, b.dataPart));
-        Stage s3 = wire("s3", new Stage(words));
+        Stage s3 = wire("s3", new Stage(words, nb));
         set(s3.data, b.data);
         set(s3.covered, b.covered);
         set(s3.coveredHot, b.coveredHot);
         set(s3.last, b.last);
         set(s3.dataPart, B(0, 32));
-        set(s3.crcWord, mux(and(io.crc, b.last), xor(crcNext, B(matrix.finish(0), 32)), B(0, 32)));
+        set(s3.crcWord, mux(and(b.crc, b.last), xor(crcNext, B(matrix.finish(0), 32)), B(0, 32)));
+        set(s3.conn, b.conn);
+        set(s3.crc, b.crc);
         Stream<Stage> p3 = Streams.m2sPipe(Streams.translateWith(p2, s3));
         when(p2.fire(), () -> set(crcState, mux(b.last, B(matrix.init(), 32), crcNext)));
 
@@ -200,6 +278,7 @@ public final class MpaTxSplice extends HwComponent {
         set(out.data, catLsbFirst(piece));
         set(out.count, add(c3.covered, mux(c3.last, U(1, cw), U(0, cw))).resize(out.count.getBitsWidth()));
         set(out.last, c3.last);
+        set(io.outConn, c3.conn);
         set(io.output.valid(), p3.valid());
         set(p3.ready(), io.output.ready());
     }

@@ -1,0 +1,154 @@
+package rnic.hw.mpa;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import rnic.hw.axis.AxisBeat;
+import spinal.core.Bool;
+import spinal.core.UInt;
+import spinal.core.Vec;
+import spinal.lib.Stream;
+
+/**
+ * One MPA transmitter for {@code n} connections (RFC 5044 §4, Appendix A): the chain of {@link MpaTxFramer} —
+ * {@link MpaTxPrefix} → {@link MpaTxSplice} → {@link WordPacker} — built once, its FPDUs tagged with their
+ * connection and sent to that connection's TCP port. A core's DDP engine sends one segment at a time anyway, so one
+ * framer carries every connection's FPDUs at one beat per cycle; the transmitter's area no longer grows with the
+ * connection count, only a Marker distance (7 + W/32 + 1 flip-flops) and a MULPDU (three register stages) per
+ * connection do.
+ *
+ * <p>Input: ULPDU beats as {@link MpaTxFramer} takes them, each with its connection on {@code conn} (valid with the
+ * beat, the same on every beat of a ULPDU). Every ULPDU goes in whole: a connection's ULPDUs are never cut or
+ * interleaved with another's inside the framer. Per connection, {@code markers}, {@code crc} and {@code emss} (held
+ * stable in Full Operation) and {@code mulpdu}, as {@link MpaTxFramer} has them, and {@code clear}: held while the
+ * connection restarts (its QP is in RESET), it puts the connection's Marker grid back to its start (MPA-12), and the
+ * connection's FPDUs still inside the framer are taken from its port and dropped, so a restarted connection sends
+ * none of its old FPDUs.
+ *
+ * <p>Between the stages, two small FIFOs of connection numbers follow the FPDUs in order ({@value #TAGS} entries
+ * each, written at an FPDU's first beat and read with a register, so no combinational path crosses them): one from
+ * the input to the splice, where the connection selects its Marker distance and settings, one from the splice to
+ * the port demultiplexer. A connection's port that is not ready holds the framer (the engine's one
+ * segment at a time holds every connection behind it already).
+ */
+public final class MpaTxShared extends HwComponent {
+    /** FPDUs the connection-number FIFOs hold: more than fit in the stages they span. */
+    public static final int TAGS = 4;
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final int dataWidth;
+        public final int n;
+        public final Stream<UlpduBeat> ulpdu;
+        /** The connection of the beat on {@code ulpdu}. */
+        public final UInt conn;
+        public final List<Stream<AxisBeat>> tcp = new ArrayList<>();
+        public final Vec<Bool> markers;
+        public final Vec<Bool> crc;
+        public final Vec<UInt> emss;
+        public final Vec<UInt> mulpdu;
+        public final Vec<Bool> clear;
+
+        public Io(int dataWidth, int n) {
+            this.dataWidth = dataWidth;
+            this.n = n;
+            ulpdu = field("ulpdu", Streams.slaveStream(() -> new UlpduBeat(dataWidth)));
+            conn = field("conn", in(uint(MpaTxSplice.connBits(n))));
+            for (int k = 0; k < n; k++) {
+                tcp.add(field("tcp_" + k, Streams.masterStream(() -> new AxisBeat(dataWidth))));
+            }
+            markers = field("markers", in(MpaTxSplice.perConn(n, () -> bool())));
+            crc = field("crc", in(MpaTxSplice.perConn(n, () -> bool())));
+            emss = field("emss", in(MpaTxSplice.perConn(n, () -> uint(16))));
+            mulpdu = field("mulpdu", out(MpaTxSplice.perConn(n, () -> uint(16))));
+            clear = field("clear", in(MpaTxSplice.perConn(n, () -> bool())));
+        }
+    }
+
+    public final Io io;
+    public final MpaTxPrefix prefix;
+    public final MpaTxSplice splice;
+    public final WordPacker packer;
+
+    public MpaTxShared(int dataWidth, int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("at least one connection, got " + n);
+        }
+        int words = dataWidth / 32;
+        int nb = MpaTxSplice.connBits(n);
+        noIoPrefix();
+        io = io(new Io(dataWidth, n));
+        Streams.axisNames(io.ulpdu, "ulpdu");
+        for (int k = 0; k < n; k++) {
+            Streams.axisNames(io.tcp.get(k), "tcp_" + k);
+        }
+        prefix = child("prefix", () -> new MpaTxPrefix(dataWidth));
+        splice = child("splice", () -> new MpaTxSplice(words, n));
+        packer = child("packer", () -> new WordPacker(words + 2, words));
+
+        // ---- input → prefix; the FPDU's connection into the first tag FIFO at its first beat
+        Bool first = wire("first", not(prefix.io.inside));
+        Stream<UInt> tagIn = wire("tagIn", Streams.stream(() -> uint(nb)));
+        set(tagIn.payload(), io.conn);
+        set(tagIn.valid(), and(io.ulpdu.valid(), first, prefix.io.input.ready()));
+        Bool room = wire("room", or(not(first), tagIn.ready()));
+        set(prefix.io.input.valid(), and(io.ulpdu.valid(), room));
+        set(prefix.io.input.payload(), io.ulpdu.payload());
+        set(io.ulpdu.ready(), and(prefix.io.input.ready(), room));
+        Stream<UInt> spliceTag = Streams.regFifo(tagIn, TAGS, 1);
+
+        // ---- prefix → splice, with the connection from the tag FIFO (popped at the FPDU's last piece)
+        Stream<WordPiece> toSplice = Streams.m2sPipe(prefix.io.output);
+        set(splice.io.input.valid(), and(toSplice.valid(), spliceTag.valid()));
+        set(splice.io.input.payload(), toSplice.payload());
+        set(toSplice.ready(), and(splice.io.input.ready(), spliceTag.valid()));
+        set(splice.io.conn, spliceTag.payload());
+        set(spliceTag.ready(), and(splice.io.input.fire(), toSplice.payload().last));
+        for (int k = 0; k < n; k++) {
+            set(splice.io.markers.apply(k), io.markers.apply(k));
+            set(splice.io.crc.apply(k), io.crc.apply(k));
+            set(splice.io.clear.apply(k), io.clear.apply(k));
+        }
+
+        // ---- splice → packer; the connection into the second tag FIFO at the FPDU's first piece
+        Stream<UInt> tagOut = wire("tagOut", Streams.stream(() -> uint(nb)));
+        Bool firstPiece = regInit("firstPiece", bool(), True());
+        when(splice.io.output.fire(), () -> set(firstPiece, splice.io.output.payload().last));
+        set(tagOut.payload(), splice.io.outConn);
+        Stream<WordPiece> toPacker = wire("toPacker", Streams.stream(() -> new WordPiece(words + 2)));
+        set(tagOut.valid(), and(splice.io.output.valid(), firstPiece, toPacker.ready()));
+        Bool roomOut = wire("roomOut", or(not(firstPiece), tagOut.ready()));
+        set(toPacker.valid(), and(splice.io.output.valid(), roomOut));
+        set(toPacker.payload(), splice.io.output.payload());
+        set(splice.io.output.ready(), and(toPacker.ready(), roomOut));
+        Streams.connect(Streams.m2sPipe(toPacker), packer.io.input);
+        Stream<UInt> portTag = Streams.regFifo(tagOut, TAGS, 1);
+
+        // ---- packer → the FPDU's port; a connection held in clear has its FPDUs dropped
+        UInt to = wire("to", portTag.payload());
+        WordPiece beat = packer.io.output.payload();
+        List<Bool> keep = new ArrayList<>();
+        for (int o = 0; o < dataWidth / 8; o++) {
+            keep.add(lt(U(o / 4, beat.count.getBitsWidth()), beat.count));
+        }
+        Bool dropping = wire("dropping", n == 1 ? io.clear.apply(0) : io.clear.apply(to));
+        Bool portReady = False();
+        for (int k = 0; k < n; k++) {
+            Stream<AxisBeat> port = io.tcp.get(k);
+            Bool mine = n == 1 ? True() : eq(to, U(k, nb));
+            set(port.valid(), and(packer.io.output.valid(), portTag.valid(), mine, not(io.clear.apply(k))));
+            set(port.payload().tdata, beat.data);
+            set(port.payload().tkeep, catLsbFirst(keep));
+            set(port.payload().tlast, beat.last);
+            portReady = or(portReady, and(mine, port.ready()));
+            set(io.mulpdu.apply(k), MpaTxFramer.mulpdu(io.emss.apply(k), io.markers.apply(k)));
+        }
+        Bool take = wire("take", and(portTag.valid(), or(portReady, dropping)));
+        set(packer.io.output.ready(), take);
+        set(portTag.ready(), and(packer.io.output.fire(), beat.last));
+    }
+}
