@@ -20,8 +20,8 @@ import spinal.lib.Stream;
  *
  * <p>A beat's octets land at the fill position of the current row (an octet shift of up to one row); a row that fills
  * goes out whole with the overflow kept as the start of the next one, otherwise its newly completed words go out. One
- * input beat per cycle; input and output are registered (the input stage makes {@code seq} relative to {@code seqStart},
- * so the in-order test is one compare with a register). A beat whose {@code seq} is not the next expected sequence number
+ * input beat per cycle; input and output are registered (the input stage tests whether a beat starts where the one
+ * before it ended, so the in-order test is a register). A beat whose {@code seq} is not the next expected sequence number
  * means the in-order byte stream has a hole (the LLP failed, E-M1): the stage passes a {@code lost} row after the last
  * complete word and drops everything after it. The end of the stream ({@code fin}: the peer's FIN or RST, MPA-41) is
  * treated the same way once the octets of its beat are in: a {@code lost} row after the last complete word, so every
@@ -44,6 +44,24 @@ public final class MpaRxAlign extends HwComponent {
         }
     }
 
+    /** The input beat behind the front register: {@link TcpRxBeat} with the in-order test in place of {@code seq}. */
+    public static final class InBeat extends HwBundle {
+        public final int dataWidth;
+        public final Bits tdata;
+        public final Bits tkeep;
+        public final Bool fin;
+        /** The beat starts where the one before it ended (the first: at {@code seqStart}). */
+        public final Bool inOrder;
+
+        public InBeat(int dataWidth) {
+            this.dataWidth = dataWidth;
+            tdata = field("tdata", bits(dataWidth));
+            tkeep = field("tkeep", bits(dataWidth / 8));
+            fin = field("fin", bool());
+            inOrder = field("inOrder", bool());
+        }
+    }
+
     public final Io io;
     /** Octets {@code 0 … fill-1} of the current row. */
     public final Bits row;
@@ -57,6 +75,8 @@ public final class MpaRxAlign extends HwComponent {
     public final Bool lostSent;
     /** Stream offset the next input octet must have: {@code rowOff + fill}. */
     public final UInt expOff;
+    /** Sequence number just after the last beat in ({@code seq + octets}), the next one's if it is in order. */
+    public final UInt nextSeq;
     /** The input beat, octet-shifted to the fill position (two rows wide). */
     public final Bits merged;
     public final UInt filled;
@@ -84,19 +104,28 @@ public final class MpaRxAlign extends HwComponent {
         Stream<MpaRxRow> out = Streams.stream(() -> new MpaRxRow(words));
         Streams.connect(Streams.m2sPipe(out), io.output);
 
-        // A register stage in front: the beat with its sequence number made relative to seqStart, so the in-order
-        // test is one compare with the expected stream offset (itself a register, rowOff + fill).
+        // A register stage in front, which also makes the in-order test: a beat is in order when it starts where the
+        // beat before it ended (the first at seqStart). That is the test against the expected stream offset as long as
+        // every earlier beat was in order, and after the first that was not nothing more is taken, so it is the same.
+        // The compare is then a register here, off the path from the aligner's state to its enables.
         TcpRxBeat raw = io.input.payload();
-        TcpRxBeat rel = wire("rel", new TcpRxBeat(dataWidth));
-        set(rel.tdata, raw.tdata);
-        set(rel.tkeep, raw.tkeep);
-        set(rel.seq, sub(raw.seq, io.seqStart));
-        set(rel.fin, raw.fin);
-        Stream<TcpRxBeat> input = Streams.m2sPipe(Streams.translateWith(io.input, rel));
-        TcpRxBeat in = input.payload();
+        Bool first = regInit("first", bool(), True());
+        nextSeq = regInit("nextSeq", uint(32), U(0, 32));
+        Bool inOrderIn = mux(first, eq(raw.seq, io.seqStart), eq(raw.seq, nextSeq));
+        when(io.input.fire(), () -> {
+            set(first, False());
+            set(nextSeq, add(raw.seq, CountOne$.MODULE$.apply(raw.tkeep).resize(32)));
+        });
+        InBeat inBeat = wire("inBeat", new InBeat(dataWidth));
+        set(inBeat.tdata, raw.tdata);
+        set(inBeat.tkeep, raw.tkeep);
+        set(inBeat.fin, raw.fin);
+        set(inBeat.inOrder, inOrderIn);
+        Stream<InBeat> input = Streams.m2sPipe(Streams.translateWith(io.input, inBeat));
+        InBeat in = input.payload();
+        Bool inOrder = in.inOrder;
         UInt count = CountOne$.MODULE$.apply(in.tkeep).resize(sw);
         UInt expected = expOff;
-        Bool inOrder = eq(in.seq, expected);
         Bool take = and(input.valid(), not(lost), inOrder);
         Bool hole = and(input.valid(), not(lost), not(inOrder));
 

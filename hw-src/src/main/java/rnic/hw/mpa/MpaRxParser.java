@@ -38,6 +38,10 @@ import spinal.lib.Stream;
  * <p>Timing: a register stage in front ({@link Pre}) works out what depends on the row alone (content words per word,
  * over-long flags, the Marker row, FPDUPTR as a header offset), and {@code remSmall} says whether the FPDU in progress
  * can end in this beat, so finding an FPDU's end is a {@code log2(words + 1) + 1}-bit add instead of 17-bit ones.
+ * Verdicts leave through a register stage ({@link Verdict}) that makes the CRC compare: the received CRC word XOR the
+ * computed one is registered, and a non-zero value turns the verdict into E-M2 there, a cycle after the FPDU's end.
+ * The stage stops taking work when that verdict is seen, so one more beat may have been handed on by then; it belongs
+ * after the failing FPDU, and the receiver discards everything after its first bad verdict.
  */
 public final class MpaRxParser extends HwComponent {
 
@@ -90,6 +94,24 @@ public final class MpaRxParser extends HwComponent {
             markerRow = field("markerRow", bool());
             ptrZero = field("ptrZero", bool());
             ptrHdr = field("ptrHdr", uint(32));
+        }
+    }
+
+    /**
+     * A verdict before its CRC compare (the stage behind the parser): the verdict without the CRC check, whether the row
+     * was lost, and the received CRC word XOR the computed one ({@code crcDiff}, zero when they agree).
+     */
+    public static final class Verdict extends HwBundle {
+        public final MpaRxStatus status;
+        public final Bool lost;
+        public final Bool crcCheck;
+        public final Bits crcDiff;
+
+        public Verdict() {
+            status = field("status", new MpaRxStatus());
+            lost = field("lost", bool());
+            crcCheck = field("crcCheck", bool());
+            crcDiff = field("crcDiff", bits(32));
         }
     }
 
@@ -232,11 +254,13 @@ public final class MpaRxParser extends HwComponent {
         crcA = wire("crcA", CrcParallel.nextWords(matrix, mux(fresh, crcInit, crcState), r.data, start, endA));
         crcB = wire("crcB", CrcParallel.nextWords(matrix, crcInit, r.data, nextStart, hi));
         Bits crcWord = wordAt(r.data, eAw);
-        crcBad = wire("crcBad", and(io.crc, neq(crcWord, xor(crcA, B(matrix.finish(0), 32)))));
+        // The compare itself is a cycle later, behind the verdict register (below): crcBad.
+        Bits crcDiff = wire("crcDiff", xor(crcWord, xor(crcA, B(matrix.finish(0), 32))));
         // A leading Marker must carry FPDUPTR 0; any other must point back at the ULPDU_Length: rowOff − FPDUPTR = hdrOff.
         Bool thisMarkerBad = and(isMarker, mux(starting, not(pre.ptrZero), neq(pre.ptrHdr, hdrOff)));
         markerBadA = wire("markerBadA", or(and(not(fresh), markerBad), thisMarkerBad));
-        Bool badA = or(crcBad, markerBadA);
+        // Bad before the CRC compare: an FPDU that fails only its CRC is found a cycle later (see crcBad).
+        Bool badA = markerBadA;
         UInt fpduOffA = mux(fresh, add(r.rowOff, shl(start.resize(30), 2)), fpduOff);
 
         // Handshakes: A's piece and verdict must be taken together; B's piece is taken if its lane can.
@@ -254,7 +278,10 @@ public final class MpaRxParser extends HwComponent {
             laneAReady = mux(eq(laneSel, U(i, 2)), io.lanes.get(i).ready(), laneAReady);
             laneBReady = mux(eq(laneNext, U(i, 2)), io.lanes.get(i).ready(), laneBReady);
         }
-        Bool statusOk = or(not(endsA), io.status.ready());
+        // Verdicts go through a register stage that compares the CRC (crcBad) before io.status.
+        Stream<Verdict> verdicts = Streams.stream(Verdict::new);
+        Stream<Verdict> checked = Streams.m2sPipe(verdicts);
+        Bool statusOk = or(not(endsA), verdicts.ready());
         Bool laneOk = or(not(needA), laneAReady);
         Bool go = and(active, not(refuse), statusOk, laneOk);
         Bool offerB = and(go, bAvail, bFits, not(badA), not(tooLongB));
@@ -276,18 +303,35 @@ public final class MpaRxParser extends HwComponent {
             set(io.lanes.get(i).payload(), mux(isA, pieceA, pieceB));
         }
 
-        MpaRxStatus st = io.status.payload();
-        set(io.status.valid(), and(active, or(refuse, and(endsA, laneOk))));
+        Verdict v = verdicts.payload();
+        MpaRxStatus st = v.status;
+        set(verdicts.valid(), and(active, or(refuse, and(endsA, laneOk))));
         set(st.bad, or(refuse, badA));
         set(st.code, mux(lost, U(MpaErrorCode.TCP_CLOSED.code(), 8),
-                mux(or(tooLongA, crcBad), U(MpaErrorCode.CRC_ERROR.code(), 8),
-                        U(MpaErrorCode.MARKER_ERROR.code(), 8))));
+                mux(tooLongA, U(MpaErrorCode.CRC_ERROR.code(), 8), U(MpaErrorCode.MARKER_ERROR.code(), 8))));
         set(st.seq, mux(lost, r.rowOff, fpduOffA)); // a stream offset: the receiver adds seqStart after its FIFO
         set(st.length, mux(starting, lengthA, ulpduLength));
+        set(v.lost, lost);
+        set(v.crcCheck, and(io.crc, not(refuse)));
+        set(v.crcDiff, crcDiff);
 
-        set(pipe.ready(), or(failed, and(go, not(hold)), and(active, refuse, io.status.ready())));
+        // The stage behind: the CRC compare, E-M2 (CRC_ERROR) ahead of a Marker error, and the parser stops taking
+        // work the cycle the failing verdict is seen here (one beat after the FPDU's end may have been worked on by
+        // then; it comes after the failing verdict, so the receiver discards it with the rest).
+        Verdict c = checked.payload();
+        crcBad = wire("crcBad", and(c.crcCheck, neq(c.crcDiff, B(0, 32))));
+        MpaRxStatus out = io.status.payload();
+        set(io.status.valid(), checked.valid());
+        set(checked.ready(), io.status.ready());
+        set(out.bad, or(c.status.bad, crcBad));
+        set(out.code, mux(crcBad, U(MpaErrorCode.CRC_ERROR.code(), 8), c.status.code));
+        set(out.seq, c.status.seq);
+        set(out.length, c.status.length);
+        when(and(checked.valid(), crcBad), () -> set(failed, True()));
 
-        when(and(active, refuse, io.status.ready()), () -> set(failed, True()));
+        set(pipe.ready(), or(failed, and(go, not(hold)), and(active, refuse, verdicts.ready())));
+
+        when(and(active, refuse, verdicts.ready()), () -> set(failed, True()));
         when(go, () -> {
             when(endsA, () -> {
                 set(laneSel, laneNext);

@@ -63,14 +63,22 @@ public final class MpaRxUlpdu extends HwComponent {
         Bits tail = concat(B(0, 16), prev);
         Bits single = concat(B(0, 16), range(c.data, w - 1, 16));
         Bits joined = concat(range(c.data, 15, 0), prev);
-        Bool full = lt(U(n, rw), rem);
-        UInt keepCount = mux(full, U(n, rw), rem);
+        // rem > k for k ≤ n as an OR of the high bits and a compare of the low ones (no 17-bit carry chain), and
+        // tkeep octet i is rem > i (a full beat when rem > n): the thermometer needs no clamp to n first.
+        int b = log2Up(n) + 1;
+        Bool high = range(rem, rw - 1, b).orR();
+        UInt low = range(rem, b - 1, 0);
+        Bool full = wire("full", or(high, gt(low, U(n, b))));
+        List<Bool> keep = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            keep.add(or(high, gt(low, U(i, b))));
+        }
 
         AxisBeat out = io.output.payload();
         Bool emits = or(started, c.last);
         set(io.output.valid(), or(flush, and(io.input.valid(), emits)));
         set(out.tdata, mux(flush, tail, mux(started, joined, single)));
-        set(out.tkeep, thermometer(keepCount, n));
+        set(out.tkeep, catLsbFirst(keep));
         set(out.tlast, or(flush, not(full)));
         set(io.input.ready(), and(not(flush), or(io.output.ready(), not(emits))));
 
@@ -89,14 +97,5 @@ public final class MpaRxUlpdu extends HwComponent {
                 });
             });
         });
-    }
-
-    /** Bits {@code 0 … count-1} set, of {@code octets}. */
-    static Bits thermometer(UInt count, int octets) {
-        List<Bool> bits = new ArrayList<>();
-        for (int i = 0; i < octets; i++) {
-            bits.add(lt(U(i, count.getBitsWidth()), count));
-        }
-        return catLsbFirst(bits);
     }
 }
