@@ -58,6 +58,15 @@ public final class Hdl {
         return spinal.core.package$.MODULE$.Vec(Scala.seq(elements), null);
     }
 
+    /** A {@code Vec} of {@code n} new signals of one type (a port's element {@code i} becomes {@code <port>_i}). */
+    public static <T extends Data> Vec<T> vec(int n, Supplier<T> type) {
+        List<T> list = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            list.add(type.get());
+        }
+        return vec(list);
+    }
+
     /** {@code in(x)}: marks {@code x} as an input port of the component under construction. */
     public static <T extends Data> T in(T data) {
         return in$.MODULE$.apply(data);

@@ -16,29 +16,29 @@ import rnic.verbs.QueuePair;
  * The two-RNIC system the system tests share: one compiled {@link RnicPair} model (W = 64, 4 QPs per RNIC), each
  * RNIC driven by the real host driver on its own host thread ({@link HostThreads}), TCP between them as configured.
  */
-final class SystemRig {
+public final class SystemRig {
     private SystemRig() {
     }
 
     static final int WIDTH = 64;
 
     /** Where host b listens: its simulated address and the iWARP port. */
-    static final InetSocketAddress B_LISTENS = new InetSocketAddress("10.0.0.2", 4791);
+    public static final InetSocketAddress B_LISTENS = new InetSocketAddress("10.0.0.2", 4791);
 
     /** How long an Initiator keeps trying while b's listener is not up yet (both hosts start together). */
-    static final Duration LISTENER_PATIENCE = Duration.ofMillis(20);
+    public static final Duration LISTENER_PATIENCE = Duration.ofMillis(20);
 
     /** Connects {@code qp} to {@code remote}, trying again while b's listener is not up yet. */
-    static Connection connect(ConnectionManager cm, InetSocketAddress remote, QueuePair qp, ConnectParams params) {
+    public static Connection connect(ConnectionManager cm, InetSocketAddress remote, QueuePair qp, ConnectParams params) {
         return cm.connectWhenListening(remote, qp, params, LISTENER_PATIENCE);
     }
 
-    static SimModel<RnicPair> model() {
+    public static SimModel<RnicPair> model() {
         return SimModel.of("RnicPair-w" + WIDTH, () -> new RnicPair(RnicConfig.defaults().withDataWidth(WIDTH)));
     }
 
     /** Runs host programs {@code a} and {@code b} against a fresh simulation built by {@code builder}. */
-    static void run(String name, long seed, RnicSystem.Builder builder, HostThreads.Program a,
+    public static void run(String name, long seed, RnicSystem.Builder builder, HostThreads.Program a,
             HostThreads.Program b) {
         RnicSystem.run(model(), name, seed, builder, sys -> new HostThreads().add("a", sys.a(), a)
                 .add("b", sys.b(), b).run());

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -19,11 +18,8 @@ import rnic.cm.Connection;
 import rnic.cm.ConnectionManager;
 import rnic.driver.Registers;
 import rnic.driver.RnicRegs;
-import rnic.hw.top.RnicConfig;
-import rnic.hw.top.RnicPair;
-import rnic.sim.HostThreads;
 import rnic.sim.RnicSystem;
-import rnic.sim.SimModel;
+import rnic.system.SystemRig;
 import rnic.transport.Transport;
 import rnic.wire.QpState;
 
@@ -44,7 +40,6 @@ import rnic.wire.QpState;
  */
 @Tag("verilator")
 class CqOverflowSystemTest {
-    private static final InetSocketAddress B_LISTENS = new InetSocketAddress("10.0.0.2", 4791);
     private static final Duration CONNECT = Duration.ofNanos(200_000 * 4L);
     private static final Duration LONG = Duration.ofMillis(2);
     private static final int SENDS = 6;
@@ -60,8 +55,8 @@ class CqOverflowSystemTest {
             MemoryRegion mr = pd.registerMemory(buf, EnumSet.of(Access.LOCAL_WRITE));
             QueuePair qp = pd.createQueuePair(new QueuePair.Config(cq, cq, 8, 8, 0, 0));
             qp.postRecv(RecvRequest.of(mr.sge(2048, 256)));
-            new ConnectionManager(dev).connectWhenListening(B_LISTENS, qp, ConnectParams.defaults()
-                    .withTimeout(CONNECT), Duration.ofMillis(20));
+            SystemRig.connect(new ConnectionManager(dev), SystemRig.B_LISTENS, qp,
+                    ConnectParams.defaults().withTimeout(CONNECT));
             for (int i = 0; i < SENDS; i++) {
                 qp.postSend(WorkRequest.send(mr.sge(0, 64)).withId(i));
             }
@@ -102,7 +97,7 @@ class CqOverflowSystemTest {
             for (int i = 0; i < 8; i++) {
                 qp.postRecv(RecvRequest.of(mr.sge(256 * i, 256)));
             }
-            Connection conn = new ConnectionManager(dev).listen(B_LISTENS).accept(qp,
+            Connection conn = new ConnectionManager(dev).listen(SystemRig.B_LISTENS).accept(qp,
                     ConnectParams.defaults().withTimeout(CONNECT), CONNECT);
             assertFalse(rcq.overflowed(), "b: no overflow before any entry");
             // Past the verbs: the receive queue's ring shrinks to 2 slots (a new ring for the core) and is not read.
@@ -138,10 +133,7 @@ class CqOverflowSystemTest {
 
     @Test
     void anOverrunCompletionQueueIsReportedAndHoldsNothingElse() {
-        SimModel<RnicPair> model = SimModel.of("RnicPair-w64",
-                () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
-        RnicSystem.run(model, "cqOverflow", 21, RnicSystem.builder(),
-                sys -> new HostThreads().add("a", sys.a(), this::a).add("b", sys.b(), this::b).run());
+        SystemRig.run("cqOverflow", 21, RnicSystem.builder(), this::a, this::b);
         assertEquals(List.of("AsyncEvent[CQ_ERROR CQ 1", "send done"), bSaw, "b saw " + bSaw);
         assertEquals(List.of(SENDS + " sends, 1 receive"), aSaw, "a saw " + aSaw);
         System.out.println("[CqOverflowSystemTest] b: " + bSaw + "; a: " + aSaw);

@@ -61,11 +61,11 @@ public final class MpaTxShared extends HwComponent {
             for (int k = 0; k < n; k++) {
                 tcp.add(field("tcp_" + k, Streams.masterStream(() -> new AxisBeat(dataWidth))));
             }
-            markers = field("markers", in(MpaTxSplice.perConn(n, () -> bool())));
-            crc = field("crc", in(MpaTxSplice.perConn(n, () -> bool())));
-            emss = field("emss", in(MpaTxSplice.perConn(n, () -> uint(16))));
-            mulpdu = field("mulpdu", out(MpaTxSplice.perConn(n, () -> uint(16))));
-            clear = field("clear", in(MpaTxSplice.perConn(n, () -> bool())));
+            markers = field("markers", in(vec(n, () -> bool())));
+            crc = field("crc", in(vec(n, () -> bool())));
+            emss = field("emss", in(vec(n, () -> uint(16))));
+            mulpdu = field("mulpdu", out(vec(n, () -> uint(16))));
+            clear = field("clear", in(vec(n, () -> bool())));
         }
     }
 

@@ -55,9 +55,9 @@ public final class MpaTxSplice extends HwComponent {
             this.words = words;
             input = field("input", Streams.slaveStream(() -> new WordPiece(words)));
             output = field("output", Streams.masterStream(() -> new WordPiece(words + 2)));
-            markers = field("markers", in(perConn(n, () -> bool())));
-            crc = field("crc", in(perConn(n, () -> bool())));
-            clear = field("clear", in(perConn(n, () -> bool())));
+            markers = field("markers", in(vec(n, () -> bool())));
+            crc = field("crc", in(vec(n, () -> bool())));
+            clear = field("clear", in(vec(n, () -> bool())));
             conn = field("conn", in(uint(connBits(n))));
             outConn = field("outConn", out(uint(connBits(n))));
         }
@@ -66,14 +66,6 @@ public final class MpaTxSplice extends HwComponent {
     /** Bits of a connection number for {@code n} connections (at least 1). */
     public static int connBits(int n) {
         return Math.max(1, log2Up(n));
-    }
-
-    static <T extends spinal.core.Data> spinal.core.Vec<T> perConn(int n, java.util.function.Supplier<T> type) {
-        List<T> list = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            list.add(type.get());
-        }
-        return vec(list);
     }
 
     /** A piece between the stages: spliced words, the words the CRC covers, and what each stage adds. */
@@ -154,10 +146,7 @@ public final class MpaTxSplice extends HwComponent {
         }
         toMarker = n == 1 ? toMarkers.get(0) : wire("toMarker", vec(toMarkers).apply(io.conn));
         near = n == 1 ? nears.get(0) : wire("near", vec(nears).apply(io.conn));
-        // A connection held in clear gets no Markers: its FPDUs are dropped at the port, and its distance stays at
-        // the start of the grid whatever passes meanwhile.
-        Bool markersOn = n == 1 ? io.markers.apply(0)
-                : wire("markersOn", and(io.markers.apply(io.conn), not(io.clear.apply(io.conn))));
+        Bool markersOn = n == 1 ? io.markers.apply(0) : wire("markersOn", io.markers.apply(io.conn));
         Bool crcOn = n == 1 ? io.crc.apply(0) : wire("crcOn", io.crc.apply(io.conn));
         fpduWords = regInit("fpduWords", uint(14), U(0, 14));
         crcState = regInit("crcState", bits(32), B(matrix.init(), 32));

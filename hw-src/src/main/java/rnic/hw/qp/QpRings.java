@@ -251,11 +251,7 @@ public final class QpRings extends HwComponent {
 
     /** A Vec of {@code n} signals of one type (port element {@code i} becomes {@code <port>_i}). */
     static <T extends Data> Vec<T> perIndex(int n, Supplier<T> type) {
-        List<T> list = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            list.add(type.get());
-        }
-        return vec(list);
+        return vec(n, type);
     }
 
     public final QpRingsConfig config;

@@ -403,14 +403,14 @@ public final class RnicRegisterFile extends HwComponent {
                 B(0, IRQ_CQ_BITS)));
         set(cqPending, or(and(cqPending, not(cqClear)), catLsbFirst(raise)));
         Bool asyncClear = wire("irqAsyncClear", and(irqStatus.hitDoWrite(), busif.writeData().apply(IRQ_CQ_BITS)));
-        Bool failed = False();
+        Bool asyncEvent = False();
         for (Bool f : qpFailed) {
-            failed = or(failed, f);
+            asyncEvent = or(asyncEvent, f);
         }
         for (Bool f : cqOverflowed) {
-            failed = or(failed, f);
+            asyncEvent = or(asyncEvent, f);
         }
-        set(asyncPending, or(and(asyncPending, not(asyncClear)), failed));
+        set(asyncPending, or(and(asyncPending, not(asyncClear)), asyncEvent));
         Bool level = regInit("interruptLevel", bool(), False());
         set(level, or(and(cqPending, cqEnable).orR(), and(asyncPending, asyncEnable)));
         set(io.interrupt, level);

@@ -215,9 +215,7 @@ final class RingsBench {
         boolean consume = true;
         long written;
         long read;
-        /** The core marked this CQ overflowed at least once: its entries may be missing from then on. */
-        boolean lossy;
-        /** Overflow marks seen (rising edges of cqOverflow). */
+        /** Overflow marks seen (rising edges of cqOverflow); after the first, entries of this CQ may be missing. */
         int overflows;
         /** Expected entries of this CQ the core dropped (skipped or discarded by the scoreboards). */
         long dropped;
@@ -671,7 +669,7 @@ final class RingsBench {
                 Qp p = qps.get(got.qp);
                 boolean receive = got.kind == CqeKind.RECEIVE.code() || got.kind == CqeKind.RECEIVE_IMMEDIATE.code();
                 Scoreboard<Entry> sb = receive ? p.rqEntries : p.sqEntries;
-                if (k.lossy) {
+                if (k.overflows > 0) {
                     k.dropped += sb.actualAfterLosses(got, x -> x.cq == k.n);
                 } else {
                     sb.actual(got);
@@ -701,7 +699,6 @@ final class RingsBench {
                 assertTrue(k.written + 1 - unwrap(k) >= k.slots(), "cycle " + tb.cycle() + ": CQ " + k.n
                         + " marked overflowed with " + k.written + " entries written and " + k.published
                         + " released of " + k.slots() + " slots (seed " + tb.seed() + ")");
-                k.lossy = true;
                 k.overflows++;
             }
             k.flagged = now;
@@ -1001,7 +998,7 @@ final class RingsBench {
 
     /** An expected entry for a CQ that is marked overflowed now: dropped (nothing is written there until a new ring). */
     private boolean lost(Entry e) {
-        return cqs.get(e.cq).lossy && cqOverflow[e.cq].getBool();
+        return cqOverflow[e.cq].getBool();
     }
 
     /**
@@ -1015,7 +1012,7 @@ final class RingsBench {
         for (Qp p : qps) {
             for (Scoreboard<Entry> sb : List.of(p.sqEntries, p.rqEntries)) {
                 for (Cq k : cqs) {
-                    if (k.lossy && overflowed(k.n)) {
+                    if (overflowed(k.n)) {
                         k.dropped += sb.discard(x -> x.cq == k.n);
                     }
                 }
