@@ -30,9 +30,10 @@ import spinal.lib.Stream;
  * none of its old FPDUs.
  *
  * <p>Between the stages, two small FIFOs of connection numbers follow the FPDUs in order ({@value #TAGS} entries
- * each, written at an FPDU's first beat and read with a register, so no combinational path crosses them): one from
- * the input to the splice, where the connection selects its Marker distance and settings, one from the splice to
- * the port demultiplexer. A connection's port that is not ready holds the framer (the engine's one
+ * each, written at an FPDU's first beat): one from the input to the splice, which takes the number into a register
+ * with the connection's Marker distance in the cycle the FPDU's first piece enters the pipe register in front of it
+ * (an empty FIFO passes it straight through, so this costs no cycle), one from the splice to the port demultiplexer,
+ * read with a register. A connection's port that is not ready holds the framer (the engine's one
  * segment at a time holds every connection behind it already).
  */
 public final class MpaTxShared extends HwComponent {
@@ -99,15 +100,12 @@ public final class MpaTxShared extends HwComponent {
         set(prefix.io.input.valid(), and(io.ulpdu.valid(), room));
         set(prefix.io.input.payload(), io.ulpdu.payload());
         set(io.ulpdu.ready(), and(prefix.io.input.ready(), room));
-        Stream<UInt> spliceTag = Streams.regFifo(tagIn, TAGS, 1);
+        Stream<UInt> spliceTag = Streams.regFifo(tagIn, TAGS, 0);
 
-        // ---- prefix → splice, with the connection from the tag FIFO (popped at the FPDU's last piece)
-        Stream<WordPiece> toSplice = Streams.m2sPipe(prefix.io.output);
-        set(splice.io.input.valid(), and(toSplice.valid(), spliceTag.valid()));
-        set(splice.io.input.payload(), toSplice.payload());
-        set(toSplice.ready(), and(splice.io.input.ready(), spliceTag.valid()));
-        set(splice.io.conn, spliceTag.payload());
-        set(spliceTag.ready(), and(splice.io.input.fire(), toSplice.payload().last));
+        // ---- prefix → splice; the splice takes the connection from the tag FIFO into a register (with its Marker
+        // distance) in the cycle the first piece goes through this pipe register
+        Streams.connect(Streams.m2sPipe(prefix.io.output), splice.io.input);
+        Streams.connect(spliceTag, splice.io.tags);
         for (int k = 0; k < n; k++) {
             set(splice.io.markers.apply(k), io.markers.apply(k));
             set(splice.io.crc.apply(k), io.crc.apply(k));
@@ -130,7 +128,9 @@ public final class MpaTxShared extends HwComponent {
 
         // ---- packer → the FPDU's port; a connection held in clear has its FPDUs dropped
         UInt to = wire("to", portTag.payload());
-        WordPiece beat = packer.io.output.payload();
+        // A skid buffer keeps the ports' ready out of the framer's backward ready chain (timing).
+        Stream<WordPiece> framed = Streams.s2mPipe(packer.io.output);
+        WordPiece beat = framed.payload();
         List<Bool> keep = new ArrayList<>();
         for (int o = 0; o < dataWidth / 8; o++) {
             keep.add(lt(U(o / 4, beat.count.getBitsWidth()), beat.count));
@@ -140,7 +140,7 @@ public final class MpaTxShared extends HwComponent {
         for (int k = 0; k < n; k++) {
             Stream<AxisBeat> port = io.tcp.get(k);
             Bool mine = n == 1 ? True() : eq(to, U(k, nb));
-            set(port.valid(), and(packer.io.output.valid(), portTag.valid(), mine, not(io.clear.apply(k))));
+            set(port.valid(), and(framed.valid(), portTag.valid(), mine, not(io.clear.apply(k))));
             set(port.payload().tdata, beat.data);
             set(port.payload().tkeep, catLsbFirst(keep));
             set(port.payload().tlast, beat.last);
@@ -148,7 +148,7 @@ public final class MpaTxShared extends HwComponent {
             set(io.mulpdu.apply(k), MpaTxFramer.mulpdu(io.emss.apply(k), io.markers.apply(k)));
         }
         Bool take = wire("take", and(portTag.valid(), or(portReady, dropping)));
-        set(packer.io.output.ready(), take);
-        set(portTag.ready(), and(packer.io.output.fire(), beat.last));
+        set(framed.ready(), take);
+        set(portTag.ready(), and(framed.fire(), beat.last));
     }
 }

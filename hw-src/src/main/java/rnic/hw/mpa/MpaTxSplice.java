@@ -46,8 +46,13 @@ public final class MpaTxSplice extends HwComponent {
         public final spinal.core.Vec<Bool> crc;
         /** Per connection: restart its Marker grid (the next word is a Marker position). */
         public final spinal.core.Vec<Bool> clear;
-        /** The connection of the piece on {@code input} (valid with it). */
+        /** One connection: its number, 0. */
         public final UInt conn;
+        /**
+         * Several connections: each FPDU's connection, in FPDU order, one entry per FPDU; taken at the FPDU's last
+         * piece (null for one connection).
+         */
+        public final Stream<UInt> tags;
         /** The connection of the piece on {@code output} (valid with it). */
         public final UInt outConn;
 
@@ -58,7 +63,8 @@ public final class MpaTxSplice extends HwComponent {
             markers = field("markers", in(vec(n, () -> bool())));
             crc = field("crc", in(vec(n, () -> bool())));
             clear = field("clear", in(vec(n, () -> bool())));
-            conn = field("conn", in(uint(connBits(n))));
+            conn = n == 1 ? field("conn", in(uint(1))) : null;
+            tags = n == 1 ? null : field("tags", Streams.slaveStream(() -> uint(connBits(n))));
             outConn = field("outConn", out(uint(connBits(n))));
         }
     }
@@ -103,7 +109,9 @@ public final class MpaTxSplice extends HwComponent {
 
     public final Io io;
     /** The input piece's connection's words until its next Marker position, modulo 128 (512 octets), from the start
-     * of its Full Operation (the table entry {@code toMarkers[conn]}). */
+     * of its Full Operation. With several connections this is a register loaded with the FPDU's table entry
+     * {@code toMarkers[conn]} when its connection number is taken from {@code tags}, a cycle before its first piece
+     * can enter, so no connection number reaches the Marker logic through a multiplexer. */
     public final UInt toMarker;
     /** {@code near[k]}: {@code toMarker == k}, for k = 0 … words (registered with it, so no compare on the way in). */
     public final Bits near;
@@ -144,15 +152,26 @@ public final class MpaTxSplice extends HwComponent {
             toMarkers.add(regInit("toMarker" + sfx, uint(7), U(0, 7)));
             nears.add(regInit("near" + sfx, bits(words + 1), B(1, words + 1)));
         }
-        toMarker = n == 1 ? toMarkers.get(0) : wire("toMarker", vec(toMarkers).apply(io.conn));
-        near = n == 1 ? nears.get(0) : wire("near", vec(nears).apply(io.conn));
-        Bool markersOn = n == 1 ? io.markers.apply(0) : wire("markersOn", io.markers.apply(io.conn));
-        Bool crcOn = n == 1 ? io.crc.apply(0) : wire("crcOn", io.crc.apply(io.conn));
+        // The connection of the FPDU at the input (several connections: registered with its Marker distance).
+        Bool current = n == 1 ? True() : regInit("current", bool(), False());
+        UInt conn = n == 1 ? io.conn : regInit("conn", uint(nb), U(0, nb));
+        toMarker = n == 1 ? toMarkers.get(0) : regInit("toMarker", uint(7), U(0, 7));
+        near = n == 1 ? nears.get(0) : regInit("near", bits(words + 1), B(1, words + 1));
+        // Its settings, registered too (they change only while the connection is in clear, for many cycles).
+        Bool markersOn = n == 1 ? io.markers.apply(0) : regInit("markersOn", bool(), False());
+        Bool crcOn = n == 1 ? io.crc.apply(0) : regInit("crcOn", bool(), False());
+        // The input, held until its FPDU's connection is current.
+        Stream<WordPiece> input = n == 1 ? io.input : wire("gated", Streams.stream(() -> new WordPiece(words)));
+        if (n > 1) {
+            set(input.valid(), and(io.input.valid(), current));
+            set(input.payload(), io.input.payload());
+            set(io.input.ready(), and(input.ready(), current));
+        }
         fpduWords = regInit("fpduWords", uint(14), U(0, 14));
         crcState = regInit("crcState", bits(32), B(matrix.init(), 32));
 
         // ---- stage 1: Markers
-        WordPiece in = io.input.payload();
+        WordPiece in = input.payload();
         UInt count = in.count.resize(cw);
         List<Bool> reached = new ArrayList<>(); // reached[i]: toMarker <= i
         Bool acc = False();
@@ -195,9 +214,9 @@ public final class MpaTxSplice extends HwComponent {
         set(s1.last, in.last);
         set(s1.dataPart, B(0, 32));
         set(s1.crcWord, B(0, 32));
-        set(s1.conn, io.conn);
+        set(s1.conn, conn);
         set(s1.crc, crcOn);
-        Stream<Stage> p1 = Streams.m2sPipe(Streams.translateWith(io.input, s1));
+        Stream<Stage> p1 = Streams.m2sPipe(Streams.translateWith(input, s1));
 
         UInt nextTo = wire("nextTo", sub(toMarker, outCount.resize(7)));
         List<Bool> nearNext = new ArrayList<>();
@@ -207,8 +226,8 @@ public final class MpaTxSplice extends HwComponent {
         Bits nearNextBits = catLsbFirst(nearNext);
         for (int k = 0; k < n; k++) {
             final int kk = k;
-            Bool mine = n == 1 ? True() : eq(io.conn, U(k, nb));
-            when(and(io.input.fire(), mine), () -> {
+            Bool mine = n == 1 ? True() : eq(conn, U(k, nb));
+            when(and(input.fire(), mine), () -> {
                 set(toMarkers.get(kk), nextTo);
                 set(nears.get(kk), nearNextBits);
             });
@@ -217,7 +236,34 @@ public final class MpaTxSplice extends HwComponent {
                 set(nears.get(kk), B(1, words + 1));
             });
         }
-        when(io.input.fire(), () -> {
+        if (n > 1) {
+            // The register copy follows every piece; at an FPDU's last piece (or while none is current) the next
+            // FPDU's connection is taken with its table entry, or with this piece's result when the same connection
+            // follows (the table is written in the same cycle). A connection in clear starts its grid afresh.
+            Bool lastFire = and(input.fire(), in.last);
+            Bool load = wire("load", or(not(current), lastFire));
+            UInt head = io.tags.payload();
+            Bool follows = and(lastFire, eq(head, conn));
+            set(io.tags.ready(), load);
+            when(input.fire(), () -> {
+                set(toMarker, nextTo);
+                set(near, nearNextBits);
+            });
+            when(load, () -> {
+                set(current, io.tags.valid());
+                set(conn, head);
+                set(toMarker, mux(follows, nextTo, vec(toMarkers).apply(head)));
+                set(near, mux(follows, nearNextBits, vec(nears).apply(head)));
+            });
+            UInt next = wire("nextConn", mux(load, head, conn));
+            set(markersOn, io.markers.apply(next));
+            set(crcOn, io.crc.apply(next));
+            when(io.clear.apply(next), () -> {
+                set(toMarker, U(0, 7));
+                set(near, B(1, words + 1));
+            });
+        }
+        when(input.fire(), () -> {
             UInt innerMarker = mux(and(hasMarker, not(leading)), U(1, 14), U(0, 14));
             set(fpduWords, mux(in.last, U(0, 14), add(add(fpduWords, in.count.resize(14)), innerMarker)));
         });

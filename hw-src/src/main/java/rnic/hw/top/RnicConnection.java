@@ -8,9 +8,7 @@ import rnic.hdl.Streams;
 import rnic.hw.axis.AxisBeat;
 import rnic.hw.mpa.MpaRxConfig;
 import rnic.hw.mpa.MpaRxDeframer;
-import rnic.hw.mpa.MpaTxFramer;
 import rnic.hw.mpa.TcpRxBeat;
-import rnic.hw.mpa.UlpduBeat;
 import rnic.wire.QpState;
 import spinal.core.Bool;
 import java.util.function.Supplier;
@@ -22,24 +20,26 @@ import spinal.core.UInt;
 import spinal.lib.Stream;
 
 /**
- * The MPA connection of one QP inside {@link RnicCore}: its {@link MpaTxFramer} and {@link MpaRxDeframer} and the
- * gates the QP state puts around them (RFC 5044 §7.1 Full Operation, RFC 5040 §5.4 dead streams).
+ * The MPA connection of one QP inside {@link RnicCore}: its {@link MpaRxDeframer} and the gates the QP state puts
+ * around both directions (RFC 5044 §7.1 Full Operation, RFC 5040 §5.4 dead streams). The transmitter is the core's
+ * one {@code MpaTxShared}; this connection says whether its segments go there ({@code txOn}) or are dropped
+ * ({@code txDrop}), and the core decides that per segment.
  *
- * <p>{@code clear} (the QP is in RESET) is the synchronous soft reset of the framer and deframer (their clock domain's
- * {@code softReset}): a reset QP restarts its Marker grid, CRC and sequence state (MPA-12) and forgets that it started
- * or received anything, without touching the other connections; the core's own reset stays the asynchronous one. The
- * modules in that domain have an extra reset port, so they are generated under their own names ({@value #SUFFIX}
- * appended) next to the blocks generated alone.
+ * <p>{@code clear} (the QP is in RESET) is the synchronous soft reset of the deframer (its clock domain's
+ * {@code softReset}): a reset QP restarts its receive sequence state and forgets that it started or received anything,
+ * without touching the other connections; the core's own reset stays the asynchronous one. The modules in that
+ * domain have an extra reset port, so they are generated under their own names ({@value #SUFFIX} appended) next to the
+ * blocks generated alone.
  *
  * <ul>
  *   <li>Receive: {@code tcpRx} is taken in RTR, RTS, SQD and SQE (Full Operation from {@code rxSeqStart} with
  *       {@code rxMarkers}, {@code crc}; MPA-26), held in RESET and INIT (the host has not handed the stream over), taken
  *       and dropped in ERR. Validated ULPDUs go out on {@code ulpdu} with their length ({@code ulpduLength}); in ERR
  *       they are dropped, except the rest of one the core has begun to take ({@code rxMid}), which it must see whole.</li>
- *   <li>Transmit: from RTS on, segments from {@code segments} are framed with {@code txMarkers}, {@code crc}, {@code emss}
- *       onto {@code tcpTx}; with {@code holdTx} only once a ULPDU was received (MPA-36: the responder sends no FPDU
- *       before it validated one). Before that they are held while the QP is in RTR or RTS ({@code holding} tells the
- *       core to keep new work away), and dropped in RESET, INIT and an ERR reached before RTS.</li>
+ *   <li>Transmit: from RTS on, segments are framed ({@code txOn}); with {@code holdTx} only once a ULPDU was received
+ *       (MPA-36: the responder sends no FPDU before it validated one). Before that they are held while the QP is in
+ *       RTR or RTS ({@code holding} tells the core to keep new work away), and dropped ({@code txDrop}) in RESET,
+ *       INIT and an ERR reached before RTS.</li>
  * </ul>
  */
 public final class RnicConnection extends HwComponent {
@@ -83,7 +83,6 @@ public final class RnicConnection extends HwComponent {
         /** Restart the connection: the QP is in RESET (synchronous, held as long as wanted). */
         public final Bool clear;
         public final Settings settings;
-        public final Stream<AxisBeat> tcpTx;
         public final Stream<TcpRxBeat> tcpRx;
         /** Validated ULPDUs out, one packet each. */
         public final Stream<AxisBeat> ulpdu;
@@ -91,10 +90,10 @@ public final class RnicConnection extends HwComponent {
         public final UInt ulpduLength;
         /** The core has taken part of the ULPDU on {@code ulpdu}: deliver the rest whatever the state. */
         public final Bool rxMid;
-        /** Segments to send (DDP segments: MPA ULPDUs). */
-        public final Stream<UlpduBeat> segments;
-        /** MULPDU for {@code emss} and {@code txMarkers} (RFC 5044 §4.5). */
-        public final UInt mulpdu;
+        /** Segments of this QP go to the transmitter. */
+        public final Bool txOn;
+        /** Segments of this QP are dropped (not sent, not held). */
+        public final Bool txDrop;
         /** The QP is in RTS but its transmitter waits for the first received ULPDU (MPA-36). */
         public final Bool holding;
         public final Bool failed;
@@ -106,13 +105,12 @@ public final class RnicConnection extends HwComponent {
             state = field("state", in(uint(3)));
             clear = field("clear", in(bool()));
             settings = field("settings", in(new Settings()));
-            tcpTx = field("tcpTx", Streams.masterStream(() -> new AxisBeat(dataWidth)));
             tcpRx = field("tcpRx", Streams.slaveStream(() -> new TcpRxBeat(dataWidth)));
             ulpdu = field("ulpdu", Streams.masterStream(() -> new AxisBeat(dataWidth)));
             ulpduLength = field("ulpduLength", out(uint(16)));
             rxMid = field("rxMid", in(bool()));
-            segments = field("segments", Streams.slaveStream(() -> new UlpduBeat(dataWidth)));
-            mulpdu = field("mulpdu", out(uint(16)));
+            txOn = field("txOn", out(bool()));
+            txDrop = field("txDrop", out(bool()));
             holding = field("holding", out(bool()));
             failed = field("failed", out(bool()));
             errorCode = field("errorCode", out(uint(8)));
@@ -121,7 +119,6 @@ public final class RnicConnection extends HwComponent {
     }
 
     public final Io io;
-    public final MpaTxFramer tx;
     public final MpaRxDeframer rx;
     /** The QP reached RTS since its last RESET. */
     public final Bool txStarted;
@@ -137,13 +134,10 @@ public final class RnicConnection extends HwComponent {
         int dataWidth = rxConfig.dataWidth();
         noIoPrefix();
         io = io(new Io(dataWidth));
-        Streams.axisNames(io.tcpTx, "tcpTx");
         Streams.axisNames(io.tcpRx, "tcpRx");
         Streams.axisNames(io.ulpdu, "ulpdu");
-        Streams.axisNames(io.segments, "segments");
-        tx = inClearDomain(io.clear, () -> child("tx", () -> new MpaTxFramer(dataWidth)));
         rx = inClearDomain(io.clear, () -> child("rx", () -> new MpaRxDeframer(rxConfig)));
-        for (Component c : new Component[] {tx, rx}) {
+        for (Component c : new Component[] {rx}) {
             c.walkComponents(Scala.function1(k -> k.setDefinitionName((k.definitionName() != null
                     ? k.definitionName() : k.getClass().getSimpleName()) + SUFFIX, false)));
         }
@@ -161,6 +155,8 @@ public final class RnicConnection extends HwComponent {
         Bool txOn = wire("txOn", and(txStarted, or(not(io.settings.holdTx), rxSeen)));
         Bool txDrop = wire("txDrop", and(not(txOn), or(inReset, is(QpState.INIT), inErr)));
         set(io.holding, and(is(QpState.RTS), not(txOn)));
+        set(io.txOn, txOn);
+        set(io.txDrop, txDrop);
 
         // ---- receive ----
         set(rx.io.markers, io.settings.rxMarkers);
@@ -179,15 +175,6 @@ public final class RnicConnection extends HwComponent {
         set(io.errorCode, rx.io.errorCode);
         set(io.errorSeq, rx.io.errorSeq);
 
-        // ---- transmit ----
-        set(tx.io.markers, io.settings.txMarkers);
-        set(tx.io.crc, io.settings.crc);
-        set(tx.io.emss, io.settings.emss);
-        set(io.mulpdu, tx.io.mulpdu);
-        set(tx.io.ulpdu.valid(), and(io.segments.valid(), txOn));
-        set(tx.io.ulpdu.payload(), io.segments.payload());
-        set(io.segments.ready(), or(and(txOn, tx.io.ulpdu.ready()), txDrop));
-        Streams.connect(tx.io.tcp, io.tcpTx);
     }
 
     /** Builds {@code body} in a copy of the current clock domain with {@code clear} as its synchronous soft reset. */

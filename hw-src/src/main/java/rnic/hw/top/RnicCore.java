@@ -11,8 +11,8 @@ import rnic.hw.axis.AxisBeat;
 import rnic.hw.ddp.DdpBeat;
 import rnic.hw.ddp.DdpConfig;
 import rnic.hw.ddp.MemoryPort;
+import rnic.hw.mpa.MpaTxShared;
 import rnic.hw.mpa.TcpRxBeat;
-import rnic.hw.mpa.UlpduBeat;
 import rnic.hw.qp.QpRings;
 import rnic.hw.qp.QpRingsConfig;
 import rnic.hw.rdmap.RdmapEngine;
@@ -105,8 +105,10 @@ public final class RnicCore extends HwComponent {
     public final RdmapEngine engine;
     public final QpRings rings;
     public final RnicMemoryMerge memory;
-    /** The MPA connection of each QP. */
+    /** The MPA connection of each QP (its receiver and the gates of both directions). */
     public final List<RnicConnection> conns = new ArrayList<>();
+    /** One MPA transmitter for every connection. */
+    public final MpaTxShared mpaTx;
 
     public RnicCore(RnicConfig c) {
         this.config = c;
@@ -120,6 +122,7 @@ public final class RnicCore extends HwComponent {
         rings = child("rings", () -> new QpRings(new QpRingsConfig(d, c.cqCount())));
         memory = child("memory", () -> new RnicMemoryMerge(c.dataWidth()));
         io.apb.$greater$greater(regs.io.apb);
+        mpaTx = child("mpaTx", () -> new MpaTxShared(c.dataWidth(), n));
 
         // ---- per connection: framer and deframer, cleared while the QP is in RESET ----
         List<Bool> rxMid = new ArrayList<>();
@@ -145,10 +148,14 @@ public final class RnicCore extends HwComponent {
             set(k.state, mux(or(owed, clear), U(QpState.RESET.code(), 3), qc.state));
             set(k.settings, qc.mpa);
             set(k.rxMid, rxMid.get(q));
-            Streams.connect(k.tcpTx, io.tcpTx.get(q));
+            Streams.connect(mpaTx.io.tcp.get(q), io.tcpTx.get(q));
+            set(mpaTx.io.markers.apply(q), qc.mpa.txMarkers);
+            set(mpaTx.io.crc.apply(q), qc.mpa.crc);
+            set(mpaTx.io.emss.apply(q), qc.mpa.emss);
+            set(mpaTx.io.clear.apply(q), clear);
             Streams.connect(io.tcpRx.get(q), k.tcpRx);
             RnicRegisterFile.QpStatus st = regs.io.qpStatus.get(q);
-            set(st.mulpdu, k.mulpdu);
+            set(st.mulpdu, mpaTx.io.mulpdu.apply(q));
             mpaFailed.add(wire("conn" + q + "_mpaFailed", bool()));
             set(st.mpaFailed, mpaFailed.get(q));
             set(st.mpaCode, k.errorCode);
@@ -230,18 +237,35 @@ public final class RnicCore extends HwComponent {
                     or(not(endOfStream), and(engineDrained, not(rxMid.get(q))))));
         }
 
-        // ---- transmit: each segment to the connection of its QP ----
+        // ---- transmit: each segment to the one transmitter, tagged with its QP, or dropped ----
+        // Decided at a segment's first beat and kept to its last, so the transmitter only ever sees whole ULPDUs: a
+        // QP that is framing (txOn) passes it, one whose segments are dropped (txDrop) loses it whole, and one that
+        // waits (RTR, or RTS before MPA-36 lets it send) holds it, and every segment behind it.
         Stream<DdpBeat> fromEngine = engine.io.tx;
         UInt txQp = fromEngine.payload().qp;
-        List<Bool> txReady = new ArrayList<>();
+        UInt txBeat = regInit("txSegBeat", uint(16), U(0, 16));
+        Bool txPassing = regInit("txSegPassing", bool(), False());
+        Bool txDropping = regInit("txSegDropping", bool(), False());
+        Bool txFirst = wire("txSegFirst", eq(txBeat, U(0, 16)));
+        List<Bool> ons = new ArrayList<>();
+        List<Bool> drops = new ArrayList<>();
         for (int q = 0; q < n; q++) {
-            Stream<UlpduBeat> u = conns.get(q).io.segments;
-            set(u.valid(), and(fromEngine.valid(), eq(txQp, U(q, qb))));
-            set(u.payload().data, fromEngine.payload().data);
-            set(u.payload().length, fromEngine.payload().length);
-            txReady.add(u.ready());
+            ons.add(conns.get(q).io.txOn);
+            drops.add(conns.get(q).io.txDrop);
         }
-        set(fromEngine.ready(), select(txReady, txQp));
+        Bool pass = wire("txPass", mux(txFirst, select(ons, txQp), txPassing));
+        Bool drop = wire("txDropSeg", mux(txFirst, and(not(select(ons, txQp)), select(drops, txQp)), txDropping));
+        set(mpaTx.io.ulpdu.valid(), and(fromEngine.valid(), pass));
+        set(mpaTx.io.ulpdu.payload().data, fromEngine.payload().data);
+        set(mpaTx.io.ulpdu.payload().length, fromEngine.payload().length);
+        set(mpaTx.io.conn, txQp.resize(mpaTx.io.conn.getBitsWidth()));
+        set(fromEngine.ready(), or(and(pass, mpaTx.io.ulpdu.ready()), drop));
+        Bool txLast = wire("txSegLast", DdpBeat.isLastBeat(txBeat, fromEngine.payload().length, c.dataWidth() / 8));
+        when(fromEngine.fire(), () -> {
+            set(txBeat, mux(txLast, U(0, 16), add(txBeat, U(1, 16))));
+            set(txPassing, pass);
+            set(txDropping, drop);
+        });
 
         // ---- host side of the engine ----
         Streams.connect(regs.io.setup, engine.io.setup);
