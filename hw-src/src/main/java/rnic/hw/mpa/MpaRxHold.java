@@ -54,7 +54,7 @@ import spinal.lib.Stream;
  *       are freed when its last beat is read.</li>
  *   <li>good, {@code deliver[c]} low (or c failed): dropped in one cycle, its half-words freed (after any ULPDU of c
  *       still being read).</li>
- *   <li>bad: once no earlier ULPDU of c is inside the reader (every one has left on {@code ulpdu}), {@code error}
+ *   <li>bad: once the reader is empty (every earlier ULPDU, of any connection, has left on {@code ulpdu}), {@code error}
  *       reports {@code {c, code}} in the cycle it is taken and {@code failed[c]} rises: it is reported after
  *       every earlier ULPDU of c and nothing of c follows it (MPA-44).</li>
  * </ul>
@@ -347,7 +347,9 @@ public final class MpaRxHold extends HwComponent {
         Bool hTake = wire("hTake", and(pick(deliver, hc), not(pick(failed, hc))));
         Bool curIsHead = and(curValid, eq(curConn, hc));
         Bool popSkip = hSkip;
-        Bool popBad = wire("popBad", and(not(hSkip), hd.bad, not(pick(mid, hc))));
+        // An error waits until the reader is empty: it then follows every earlier ULPDU (of any connection) out.
+        Bool readerEmpty = wire("readerEmpty", not(or(curValid, v1, io.ulpdu.valid())));
+        Bool popBad = wire("popBad", and(not(hSkip), hd.bad, readerEmpty));
         Bool popDrop = wire("popDrop", and(not(hSkip), not(hd.bad), not(hTake), not(curIsHead), not(lastIssue)));
         Bool popLoad = wire("popLoad", and(not(hSkip), not(hd.bad), hTake, or(not(curValid), lastIssue)));
         set(head.ready(), or(popSkip, popBad, popDrop, popLoad));

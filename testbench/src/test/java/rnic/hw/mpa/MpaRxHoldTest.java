@@ -289,6 +289,13 @@ class MpaRxHoldTest {
         }
     }
 
+    /** Ends every connection's stream at an FPDU boundary (so a stalled phase starts with empty regions). */
+    void finishAll() {
+        for (int c = 0; c < N; c++) {
+            finishFpdu(c);
+        }
+    }
+
     /** Sends pieces of {@code c} until {@code count} of its verdicts went out. */
     void sendFpdus(int c, int count) {
         for (int done = 0; done < count;) {
@@ -455,21 +462,25 @@ class MpaRxHoldTest {
             assertTrue(failedSig[2].getBool(), "connection 2 failed");
             long phase1Matched = sb.matched();
 
-            // ---- phase 2: ulpdu stalled, connection 0's descriptors queue up, then clear 0 and 2
+            // ---- phase 2: ulpdu stalled inside a long ULPDU of connection 1 while four of connection 0 queue up
+            // behind it, then clear 0 and 2
+            finishAll();
+            tb.runUntil(() -> !src.busy() && sb.pending() == 0, 1_000_000L, "phase 1 ends");
             outOpen[0] = false;
             tb.step(2);
-            for (Conn c : conns) {
-                c.lenMin = 0;
-                c.lenMax = maxUlpdu / 8;
-            }
-            traffic(12, new int[] {0, 1}, false);
+            conns[1].lenMin = 4 * octets;
+            conns[1].lenMax = 4 * octets;
+            conns[0].lenMin = 0;
+            conns[0].lenMax = maxUlpdu / 8;
+            sendFpdus(1, 1);
             sendFpdus(0, 4);
             tb.runUntil(() -> conns[0].pending == 0, 100_000, "connection 0's pieces in");
             tb.step(20);
             armClear[0] = true;
             armClear[2] = true;
             tb.step(1);
-            outOpen[0] = true; // until the reader holds nothing of connection 0
+            assertTrue(clearWanted[0], "the reader holds connection 1's ULPDU, nothing of connection 0");
+            outOpen[0] = true;
             tb.runUntil(() -> clearWanted[0] && clearWanted[2], 100_000, "the clears");
             outOpen[0] = true;
             traffic(200, new int[] {1, 3}, false);
@@ -493,6 +504,8 @@ class MpaRxHoldTest {
             tb.runUntil(() -> !src.busy() && sb.pending() == 0, 5_000_000L, "phase 2");
 
             // ---- phase 3: a full region back-pressures; then a full descriptor FIFO
+            finishAll();
+            tb.runUntil(() -> !src.busy() && sb.pending() == 0, 1_000_000L, "phase 2 ends");
             outOpen[0] = false;
             inPace[0] = Pacer.always();
             conns[1].lenMin = maxUlpdu / 2;
@@ -520,6 +533,8 @@ class MpaRxHoldTest {
             outOpen[0] = true;
             tb.runUntil(() -> !src.busy() && sb.pending() == 0, 1_000_000L, "phase 3 full region");
             tb.runUntil(() -> roomSig[1].getBool(), 100, "room[1] back");
+            finishAll();
+            tb.runUntil(() -> !src.busy() && sb.pending() == 0, 1_000_000L, "phase 3 full region ends");
             outOpen[0] = false;
             tb.step(2);
             for (Conn c : conns) {
@@ -537,6 +552,8 @@ class MpaRxHoldTest {
             tb.runUntil(() -> !src.busy() && sb.pending() == 0, 1_000_000L, "phase 3 descriptors");
 
             // ---- phase 4: throughput, full-rate pieces, ULPDUs of whole beats
+            finishAll();
+            tb.runUntil(() -> !src.busy() && sb.pending() == 0, 1_000_000L, "phase 3 ends");
             outPace[0] = Pacer.always();
             for (Conn c : conns) {
                 c.lenMin = octets * Math.max(1, maxUlpdu / octets / 4);
