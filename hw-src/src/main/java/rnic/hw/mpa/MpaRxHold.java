@@ -216,9 +216,9 @@ public final class MpaRxHold extends HwComponent {
         Bool s1Valid = regInit("s1Valid", bool(), False());
         UInt s1Conn = reg("s1Conn", uint(cb));
         Bits s1Data = reg("s1Data", bits(dataWidth));
-        UInt s1AFrom = reg("s1AFrom", uint(sb));
+        UInt s1AFrom = reg("s1AFrom", uint(lk)); // mod 2w: only the rotation amounts need it
         UInt s1Na = reg("s1Na", uint(sb));
-        UInt s1BFrom = reg("s1BFrom", uint(sb));
+        UInt s1BFrom = reg("s1BFrom", uint(lk));
         UInt s1Cnt = reg("s1Cnt", uint(sb + 1));
         UInt s1H = reg("s1H", uint(hb));
         UInt s1Base = reg("s1Base", uint(ab));
@@ -237,9 +237,9 @@ public final class MpaRxHold extends HwComponent {
             set(s1Valid, accept);
             set(s1Conn, inConn);
             set(s1Data, p.data);
-            set(s1AFrom, p.aFrom);
+            set(s1AFrom, range(p.aFrom, lk - 1, 0));
             set(s1Na, na);
-            set(s1BFrom, p.bFrom);
+            set(s1BFrom, range(p.bFrom, lk - 1, 0));
             set(s1Cnt, cnt);
             set(s1H, wptrIn);
             set(s1Base, pick(bases, inConn));
@@ -257,8 +257,8 @@ public final class MpaRxHold extends HwComponent {
         UInt wAddr0 = wire("wAddr0", add(s1Base, wRow.resize(ab)));
         UInt wAddr1 = wire("wAddr1", add(s1Base, wRowNext.resize(ab)));
         // Span A's first half-word to lane wLane, span B's right after A's last.
-        UInt rotA = sub(wLane, range(s1AFrom, lk - 1, 0));
-        UInt rotB = sub(add(wLane, range(s1Na, lk - 1, 0)), range(s1BFrom, lk - 1, 0));
+        UInt rotA = sub(wLane, s1AFrom);
+        UInt rotB = sub(add(wLane, range(s1Na, lk - 1, 0)), s1BFrom);
         Bits fromA = wire("fromA", rotateHalfWords(s1Data, rotA, true));
         Bits fromB = wire("fromB", rotateHalfWords(s1Data, rotB, true));
         for (int i = 0; i < k2; i++) {
@@ -267,7 +267,7 @@ public final class MpaRxHold extends HwComponent {
             Bool inA = lt(at.resize(sb + 1), s1Na.resize(sb + 1));
             Bool en = lt(at.resize(sb + 1), s1Cnt);
             Bits half = mux(inA, range(fromA, 16 * i + 15, 16 * i), range(fromB, 16 * i + 15, 16 * i));
-            UInt addr = mux(lt(li, wLane), wAddr1, wAddr0);
+            UInt addr = i == k2 - 1 ? wAddr0 : mux(lt(li, wLane), wAddr1, wAddr0);
             lanes.get(i).write(addr, half, and(writeNow, en), null);
         }
         set(descIn.valid(), and(s1Valid, not(killed), s1Verdict));
@@ -285,7 +285,7 @@ public final class MpaRxHold extends HwComponent {
         UInt curH = reg("curH", uint(hb));
         UInt curBase = reg("curBase", uint(ab));
         UInt curLeft = reg("curLeft", uint(bw));
-        UInt curFree = reg("curFree", uint(16));
+        UInt curFree = reg("curFree", uint(ub));
         Bool v1 = regInit("v1", bool(), False());
         UInt v1Conn = reg("v1Conn", uint(cb));
         UInt v1Len = reg("v1Len", uint(16));
@@ -308,7 +308,7 @@ public final class MpaRxHold extends HwComponent {
         UInt rAddr1 = wire("rAddr1", add(curBase, rRowNext.resize(ab)));
         List<Bits> read = new ArrayList<>();
         for (int i = 0; i < k2; i++) {
-            UInt addr = mux(lt(U(i, lk), rLane), rAddr1, rAddr0);
+            UInt addr = i == k2 - 1 ? rAddr0 : mux(lt(U(i, lk), rLane), rAddr1, rAddr0);
             read.add(lanes.get(i).readSync(addr, adv, dontCare$.MODULE$, false));
         }
         Bits row = wire("row", catLsbFirst(read));
@@ -355,8 +355,10 @@ public final class MpaRxHold extends HwComponent {
         set(head.ready(), or(popSkip, popBad, popDrop, popLoad));
         Bool taken = wire("taken", and(head.fire(), not(hSkip), not(hd.bad))); // loaded or dropped: rptr moves
         UInt hStored = wire("hStored", stored(hd.length));
-        UInt hBeats = wire("hBeats", mux(eq(hd.length, U(0, 16)), U(1, bw),
-                shr(add(hd.length.resize(17), U(dataWidth / 8 - 1, 17)), octetShift).resize(bw)));
+        // ⌈L / (W/8)⌉ as whole beats plus one for a partial one, at least 1.
+        UInt wholeBeats = shr(hd.length, octetShift).resize(bw);
+        Bool partBeat = or(neq(range(hd.length, octetShift - 1, 0), U(0, octetShift)), eq(hd.length, U(0, 16)));
+        UInt hBeats = wire("hBeats", add(wholeBeats, mux(partBeat, U(1, bw), U(0, bw))));
         UInt rptrHead = pick(rptr, hc);
         UInt rptrNext = wire("rptrNext", wrapAdd(rptrHead, hStored, rh, hb));
         when(and(head.fire(), popLoad), () -> {
@@ -366,7 +368,7 @@ public final class MpaRxHold extends HwComponent {
             set(curH, rptrHead);
             set(curBase, pick(bases, hc));
             set(curLeft, hBeats);
-            set(curFree, hStored);
+            set(curFree, hStored.resize(ub));
         });
 
         // ---- error report: in the cycle its descriptor is taken
@@ -378,7 +380,7 @@ public final class MpaRxHold extends HwComponent {
         // ---- space freed: the last beat of a ULPDU read, or a dropped one (never both in one cycle)
         Bool freeValid = wire("freeValid", or(lastIssue, and(head.fire(), popDrop)));
         UInt freeConn = wire("freeConn", mux(lastIssue, curConn, hc));
-        UInt freeAmt = wire("freeAmt", mux(lastIssue, curFree, hStored));
+        UInt freeAmt = wire("freeAmt", mux(lastIssue, curFree, hStored.resize(ub)));
 
         // ---- per-connection updates
         for (int c = 0; c < n; c++) {
@@ -388,7 +390,7 @@ public final class MpaRxHold extends HwComponent {
             Bool freeC = and(freeValid, isConn(freeConn, c, n));
             Bool headC = isConn(hc, c, n);
             UInt plus = mux(acceptC, cnt.resize(ub), U(0, ub));
-            UInt minus = mux(freeC, freeAmt.resize(ub), U(0, ub));
+            UInt minus = mux(freeC, freeAmt, U(0, ub));
             UInt usedNext = wire("usedNext_" + c, mux(clear.get(c), U(0, ub), sub(add(used.get(c), plus), minus)));
             set(used.get(c), usedNext);
             set(room.get(c), or(clear.get(c), dead.get(c), le(usedNext, U(rh - k2, ub))));
@@ -422,17 +424,24 @@ public final class MpaRxHold extends HwComponent {
         return y;
     }
 
-    /** {@code (h + x) mod rh} for {@code h < rh}, {@code x ≤ rh}, as {@code hb} bits. */
+    /**
+     * {@code (h + x) mod rh} for {@code h < rh}, {@code x ≤ rh}, as {@code hb} bits: the wrap is decided on the full
+     * sum, the result computed modulo {@code 2^hb} (it is below {@code rh}).
+     */
     private static UInt wrapAdd(UInt h, UInt x, int rh, int hb) {
         int w = Math.max(hb, x.getBitsWidth()) + 1;
-        UInt s = add(h.resize(w), x.resize(w));
-        return mux(ge(s, U(rh, w)), sub(s, U(rh, w)), s).resize(hb);
+        Bool over = ge(x.resize(w), sub(U(rh, w), h.resize(w)));
+        UInt sum = add(h, x.resize(hb));
+        return mux(over, sub(sum, U(rh & ((1L << hb) - 1), hb)), sum);
     }
 
-    /** Half-words stored for a ULPDU of {@code length} octets: {@code 2·⌈(2 + L) / 4⌉ − 1}. */
+    /**
+     * Half-words stored for a ULPDU of {@code length} octets: {@code 2·⌈(2 + L) / 4⌉ − 1}, written as
+     * {@code 2·(⌊L / 4⌋ + [L mod 4 = 3]) + 1}.
+     */
     private static UInt stored(UInt length) {
-        UInt words = shr(add(length.resize(17), U(5, 17)), 2); // ⌈(2 + L) / 4⌉ = ⌊(L + 5) / 4⌋
-        return sub(shl(words, 1), U(1, 16)).resize(16);
+        UInt q = add(shr(length, 2).resize(15), mux(eq(range(length, 1, 0), U(3, 2)), U(1, 15), U(0, 15)));
+        return cat(q, True()).asUInt();
     }
 
     private static Bool isConn(UInt conn, int c, int n) {
