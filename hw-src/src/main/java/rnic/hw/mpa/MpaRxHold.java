@@ -73,9 +73,10 @@ import spinal.lib.Stream;
  * from when its descriptor is taken until its last beat is taken from {@code ulpdu} (as {@code rxMid} in
  * {@code RnicCore}, which holds off a QP reset meanwhile).
  *
- * <p><b>Timing.</b> Latency: a verdict's descriptor is written with the piece's last half-words (one cycle after
- * acceptance); its first beat is shown three cycles later at the earliest (FIFO, read, RAM). {@code ulpdu} leaves
- * through a skid buffer ({@code s2mPipe}), so its ready reaches no RAM address.
+ * <p><b>Timing.</b> One piece per cycle into the writer, one beat per cycle out of the reader, ULPDUs back to back
+ * (the next descriptor is taken in the cycle the last beat of the one before is read). A ULPDU's first beat is shown
+ * four cycles after the piece carrying its verdict was taken, at the earliest (write and descriptor push, FIFO, RAM
+ * read). {@code ulpdu} leaves through a skid buffer ({@code s2mPipe}), so its ready reaches no RAM address.
  */
 public final class MpaRxHold extends HwComponent {
     /** Smallest descriptor FIFO (the 16 verdicts {@link MpaRxDeframer} queues per connection). */
