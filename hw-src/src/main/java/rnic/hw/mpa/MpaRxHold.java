@@ -252,11 +252,7 @@ public final class MpaRxHold extends HwComponent {
         // ================================================================ writer, stage 1: rotate, write, verdict
         Bool writeNow = wire("writeNow", and(s1Valid, not(killed), s1Free));
         UInt wLane = range(s1H, lk - 1, 0);
-        UInt wRow = shr(s1H, lk);
-        UInt wRowNext = mux(eq(wRow, U(regionRows - 1, wRow.getBitsWidth())), U(0, wRow.getBitsWidth()),
-                add(wRow, U(1, wRow.getBitsWidth())));
-        UInt wAddr0 = wire("wAddr0", add(s1Base, wRow.resize(ab)));
-        UInt wAddr1 = wire("wAddr1", add(s1Base, wRowNext.resize(ab)));
+        List<UInt> wAddr = laneRows("w", s1H, s1Base, k2, ab);
         // Span A's first half-word to lane wLane, span B's right after A's last.
         UInt rotA = sub(wLane, s1AFrom);
         UInt rotB = sub(add(wLane, range(s1Na, lk - 1, 0)), s1BFrom);
@@ -268,8 +264,7 @@ public final class MpaRxHold extends HwComponent {
             Bool inA = lt(at.resize(sb + 1), s1Na.resize(sb + 1));
             Bool en = lt(at.resize(sb + 1), s1Cnt);
             Bits half = mux(inA, range(fromA, 16 * i + 15, 16 * i), range(fromB, 16 * i + 15, 16 * i));
-            UInt addr = i == k2 - 1 ? wAddr0 : mux(lt(li, wLane), wAddr1, wAddr0);
-            lanes.get(i).write(addr, half, and(writeNow, en), null);
+            lanes.get(i).write(wAddr.get(i), half, and(writeNow, en), null);
         }
         set(descIn.valid(), and(s1Valid, not(killed), s1Verdict));
         set(descIn.payload().conn, s1Conn);
@@ -300,17 +295,11 @@ public final class MpaRxHold extends HwComponent {
         Bool curLast = wire("curLast", eq(curLeft, U(1, bw)));
         Bool lastIssue = wire("lastIssue", and(issue, curLast));
 
-        // Lane i of the beat at h reads half-word h + ((i − h) mod 2w): row r for i ≥ h mod 2w, else row r + 1.
         UInt rLane = range(curH, lk - 1, 0);
-        UInt rRow = shr(curH, lk);
-        UInt rRowNext = mux(eq(rRow, U(regionRows - 1, rRow.getBitsWidth())), U(0, rRow.getBitsWidth()),
-                add(rRow, U(1, rRow.getBitsWidth())));
-        UInt rAddr0 = wire("rAddr0", add(curBase, rRow.resize(ab)));
-        UInt rAddr1 = wire("rAddr1", add(curBase, rRowNext.resize(ab)));
+        List<UInt> rAddr = laneRows("r", curH, curBase, k2, ab);
         List<Bits> read = new ArrayList<>();
         for (int i = 0; i < k2; i++) {
-            UInt addr = i == k2 - 1 ? rAddr0 : mux(lt(U(i, lk), rLane), rAddr1, rAddr0);
-            read.add(lanes.get(i).readSync(addr, adv, dontCare$.MODULE$, false));
+            read.add(lanes.get(i).readSync(rAddr.get(i), adv, dontCare$.MODULE$, false));
         }
         Bits row = wire("row", catLsbFirst(read));
         MpaRxHoldBeat beat = beats.payload();
@@ -414,6 +403,26 @@ public final class MpaRxHold extends HwComponent {
             }).elseWhen(and(popC, popSkip), () -> set(skip.get(cc), sub(skip.get(cc), U(1, db))));
             set(io.failed.apply(c), failed.get(c));
         }
+    }
+
+    /**
+     * The lane rows of the {@code 2w} half-words from region offset {@code h} of the region at row {@code base}: lane
+     * i holds half-word {@code h + ((i − h) mod 2w)}, in row {@code r = ⌊h / 2w⌋} for {@code i ≥ h mod 2w}, else in
+     * the row after (wrapping inside the region; the last lane is never past {@code h mod 2w}).
+     */
+    private List<UInt> laneRows(String prefix, UInt h, UInt base, int k2, int ab) {
+        int lk = log2Up(k2);
+        UInt lane = range(h, lk - 1, 0);
+        UInt row = shr(h, lk);
+        int rw = row.getBitsWidth();
+        UInt next = mux(eq(row, U(regionRows - 1, rw)), U(0, rw), add(row, U(1, rw)));
+        UInt addr0 = wire(prefix + "Addr0", add(base, row.resize(ab)));
+        UInt addr1 = wire(prefix + "Addr1", add(base, next.resize(ab)));
+        List<UInt> rows = new ArrayList<>();
+        for (int i = 0; i < k2; i++) {
+            rows.add(i == k2 - 1 ? addr0 : mux(lt(U(i, lk), lane), addr1, addr0));
+        }
+        return rows;
     }
 
     /** {@code x} rotated by {@code r} half-words, towards the high lanes ({@code up}: lane l gets lane l − r) or down. */
