@@ -9,7 +9,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 import rnic.sim.Agent;
 import rnic.sim.Pacer;
 import rnic.sim.Scoreboard;
@@ -20,8 +20,9 @@ import rnic.sim.StreamSource;
 import rnic.sim.Tb;
 
 /**
- * {@link MpaRxHold} for 4 connections at W = 32, 64 and 512 against a plain-Java model of what each connection must
- * deliver. The model cuts each connection's FPDUs (random ULPDU_Length: 0 … 3, small, up to the largest the region is
+ * {@link MpaRxHold} for 4 connections at W = 32, 64 and 512, and for 5 at W = 32 (its 20-entry descriptor FIFO is the
+ * block-RAM {@code StreamFifo}, latency 2, instead of registers), against a plain-Java model of what each connection
+ * must deliver. The model cuts each connection's FPDUs (random ULPDU_Length: 0 … 3, small, up to the largest the region is
  * built for; random ULPDU and PAD octets) into pieces the way a parser may: random amounts per beat, spans at random
  * places in the row with garbage around them, A and B both inside one FPDU, B starting the next FPDU, the verdict with
  * the FPDU's last content or in a later piece with an empty span A. Pieces of the connections are interleaved at
@@ -40,20 +41,21 @@ import rnic.sim.Tb;
  * and then many tiny FPDUs fill the descriptor FIFO; (4) throughput, printed: pieces per cycle into the writer and beats
  * per cycle out of the reader while it has a backlog.
  *
- * <p>Requirements: MPA-16 (ULPDU without ULPDU_Length and PAD), MPA-25, MPA-44. Run time: 8.5 s for the three
- * widths once their models are compiled (about 2.5 min to compile them on this 2-core machine, cached under
+ * <p>Requirements: MPA-16 (ULPDU without ULPDU_Length and PAD), MPA-25, MPA-44. Run time: about 10 s for the four runs once their
+ * models are compiled; compiling the four models takes about 2.5 min on this 2-core machine (cached under
  * {@code target/sim}).
  */
 class MpaRxHoldTest {
-    static final int N = 4;
+    /** Connections of the run ({@link #everyConnectionDeliversItsValidatedUlpdus} sets it). */
+    int nConn;
 
     static int mssFor(int w) {
         return w == 32 ? 200 : w == 64 ? 300 : 1000;
     }
 
-    static SimModel<MpaRxHold> model(int w) {
+    static SimModel<MpaRxHold> model(int w, int n) {
         MpaRxConfig cfg = new MpaRxConfig(w, mssFor(w));
-        return SimModel.of("MpaRxHold-w" + w + "-n" + N + "-r" + cfg.regionRows(), () -> new MpaRxHold(cfg, N));
+        return SimModel.of("MpaRxHold-w" + w + "-n" + n + "-r" + cfg.regionRows(), () -> new MpaRxHold(cfg, n));
     }
 
     /** What a connection must deliver: a ULPDU or an error, with the cycle its verdict was taken. */
@@ -292,7 +294,7 @@ class MpaRxHoldTest {
 
     /** Ends every connection's stream at an FPDU boundary (so a stalled phase starts with empty regions). */
     void finishAll() {
-        for (int c = 0; c < N; c++) {
+        for (int c = 0; c < nConn; c++) {
             finishFpdu(c);
         }
     }
@@ -306,18 +308,22 @@ class MpaRxHoldTest {
         }
     }
 
-    @ParameterizedTest(name = "W={0}")
-    @ValueSource(ints = {32, 64, 512})
-    void everyConnectionDeliversItsValidatedUlpdus(int w) {
-        SimModel<MpaRxHold> model = model(w);
-        model.run("hold", 7919L * w, tb -> {
+    @ParameterizedTest(name = "W={0} n={1}")
+    @CsvSource({"32, 4", "64, 4", "512, 4", "32, 5"})
+    void everyConnectionDeliversItsValidatedUlpdus(int w, int n) {
+        SimModel<MpaRxHold> model = model(w, n);
+        nConn = n;
+        final int N = n;
+        model.run("hold", 7919L * w + (n - 4), tb -> {
             MpaRxHold dut = tb.dut();
             MpaRxHold.Io io = dut.io;
             rng = tb.random();
             k2 = 2 * (w / 32);
             maxUlpdu = new MpaRxConfig(w, mssFor(w)).maxUlpdu();
             int octets = w / 8;
-            deliver = new boolean[] {true, true, true, false};
+            deliver = new boolean[N];
+            Arrays.fill(deliver, true);
+            deliver[3] = false;
             sb = tb.add(new Scoreboard<Item>("MpaRxHold W=" + w, Item::matches, String::valueOf));
             conns = new Conn[N];
             for (int c = 0; c < N; c++) {
@@ -447,7 +453,7 @@ class MpaRxHoldTest {
                 }
             });
             tb.reset(3);
-            int[] all = {0, 1, 2, 3};
+            int[] all = java.util.stream.IntStream.range(0, N).toArray();
 
             // ---- phase 1: random traffic; connection 3 not delivering; connection 2 fails halfway
             int phase1 = w == 512 ? 6000 : 12000;
@@ -574,7 +580,7 @@ class MpaRxHoldTest {
             // cycles as there are beats of validated ULPDUs waiting.
             outOpen[0] = false;
             tb.step(2);
-            traffic(4 * rhw / k2, all, true);
+            traffic(N * rhw / k2, all, true);
             tb.runUntil(() -> src.busy() && !inReady.getBool(), 100_000L, "regions full");
             tb.step(200);
             int perUlpdu = (conns[0].lenMin + octets - 1) / octets;
