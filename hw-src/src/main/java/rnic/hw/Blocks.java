@@ -53,6 +53,8 @@ public final class Blocks {
             blocks.add(new Block("MpaTxFramer", () -> new MpaTxFramer(width)));
             blocks.add(new Block("MpaTxShared", () -> new rnic.hw.mpa.MpaTxShared(width, 4)));
             blocks.add(new Block("MpaRxDeframer", () -> new MpaRxDeframer(width)));
+            blocks.add(new Block("MpaRxHold",
+                    () -> new rnic.hw.mpa.MpaRxHold(rnic.hw.mpa.MpaRxConfig.defaults(width), 4)));
             DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
             blocks.add(new Block("DdpRxHeader", () -> new DdpRxHeader(ddp)));
         }

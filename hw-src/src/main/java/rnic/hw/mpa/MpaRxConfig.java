@@ -26,6 +26,11 @@ public record MpaRxConfig(int dataWidth, int mss) {
     public static final int MIN_MSS = 134;
     /** Beats of slack behind a whole ULPDU (lane hand-over; the verdict of the ULPDU before it may still be pending). */
     static final int SLACK_BEATS = 4;
+    /**
+     * Beats a shared receiver admits for one connection ahead of its writer (design §3.2): the region of
+     * {@link MpaRxHold} has room for this many rows of {@code 2·W/32} half-words behind one largest ULPDU.
+     */
+    public static final int INFLIGHT_BEATS = 8;
 
     public MpaRxConfig {
         if (!WIDTHS.contains(dataWidth)) {
@@ -63,5 +68,35 @@ public record MpaRxConfig(int dataWidth, int mss) {
     public int bufferBeats() {
         int n = dataWidth / 8;
         return (maxUlpdu() + n - 1) / n + SLACK_BEATS;
+    }
+
+    /**
+     * Content words of an FPDU whose ULPDU has {@code ulpduLength} octets: ULPDU_Length (2 octets), the ULPDU and its
+     * PAD to a multiple of 4 octets (RFC 5044 §4.1), {@code ⌈(2 + L) / 4⌉}.
+     */
+    public static int contentWords(int ulpduLength) {
+        return (2 + ulpduLength + 3) / 4;
+    }
+
+    /**
+     * Half-words {@link MpaRxHold} stores for such an FPDU: its content without the ULPDU_Length half-word,
+     * {@code 2·contentWords(L) − 1} (the ULPDU and its PAD).
+     */
+    public static int storedHalfWords(int ulpduLength) {
+        return 2 * contentWords(ulpduLength) - 1;
+    }
+
+    /**
+     * Half-words of one connection's region in {@link MpaRxHold} (design §3.2): one largest ULPDU with its PAD
+     * ({@link #storedHalfWords}({@link #maxUlpdu()})) plus {@link #INFLIGHT_BEATS} rows of {@code 2·W/32} half-words.
+     */
+    public int regionHalfWords() {
+        return storedHalfWords(maxUlpdu()) + 2 * (dataWidth / 32) * INFLIGHT_BEATS;
+    }
+
+    /** Rows of one connection's region: {@link #regionHalfWords()} in rows of {@code 2·W/32} half-words, rounded up. */
+    public int regionRows() {
+        int lanes = 2 * (dataWidth / 32);
+        return (regionHalfWords() + lanes - 1) / lanes;
     }
 }

@@ -1,0 +1,464 @@
+package rnic.hw.mpa;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import spinal.core.Bits;
+import spinal.core.Bool;
+import spinal.core.Data;
+import spinal.core.Mem;
+import spinal.core.UInt;
+import spinal.core.Vec;
+import spinal.core.dontCare$;
+import spinal.lib.Flow;
+import spinal.lib.Stream;
+
+/**
+ * The shared back half of an MPA receiver for {@code n} connections (design-shared-mpa §3): it stores the ULPDU
+ * octets the parser found, per connection, in block RAM, and hands out whole validated ULPDUs one at a time, so a
+ * ULPDU leaves only after its FPDU's verdict (MPA-25) and nothing of a connection leaves after its first error
+ * (MPA-44).
+ *
+ * <pre>
+ *  piece ──► accept ──► s1: rotate + write ──► 2w lane RAMs (16 bit × n·R, read synchronously)
+ *   (MpaRxPiece)  │ wptr, used        │ verdict                      │
+ *                 │                   ▼                              ▼
+ *                 │          descriptor FIFO ──► head ──► cur: read a beat ──► v1: rotate ──► skid ──► ulpdu
+ *                 │          (all connections,    │ skip, drop, error          (RAM out)
+ *                 └──room[c]  verdict order)      └──► error (Flow), failed[c]
+ * </pre>
+ *
+ * <p><b>Storage.</b> W = 32·w bits; the store is {@code 2w} memories ("lanes") of 16 bits × {@code n·R} rows. Connection
+ * c owns rows {@code [c·R, (c+1)·R)} of every lane: a region of {@code RH = 2w·R} half-words, half-word {@code h} of
+ * the region in lane {@code h mod 2w}, row {@code c·R + ⌊h / 2w⌋}. A beat written or read touches each lane once (row
+ * {@code r} or {@code r + 1}), so no lane needs a second port or byte enables, and each maps to block RAM.
+ *
+ * <p><b>Writer</b> (one piece per cycle). A piece of connection c is accepted when its {@code cnt = |A| + |B|}
+ * half-words fit: {@code used[c] + cnt ≤ RH} ({@code used[c]}: written and not yet freed). Accepting advances
+ * {@code wptr[c]} by {@code cnt} (wrapping inside the region) and adds {@code cnt} to {@code used[c]}. The next cycle
+ * rotates span A to lane {@code wptr mod 2w} and B right behind it (two half-word rotators and a select per lane),
+ * writes the lanes, and pushes a {@link MpaRxDesc} if the piece has a verdict. A full descriptor FIFO holds that stage
+ * and so the input. After a bad verdict the connection's further pieces are taken and dropped.
+ *
+ * <p><b>Descriptors.</b> One FIFO for all connections, {@code max(16, 4·n)} deep (registers up to 16 entries, block RAM
+ * above), in verdict order. The reader takes them in order:
+ * <ul>
+ *   <li>good, {@code deliver[c]} high: it reads the ULPDU's {@code max(1, ⌈L / (W/8)⌉)} beats, one per cycle, from
+ *       {@code rptr[c]} (lane i of beat j reads half-word {@code h + ((i − h) mod 2w)}, {@code h = rptr + 2w·j}; the
+ *       beat is rotated back by {@code h mod 2w}). The next descriptor is taken in the cycle the last beat is read, so
+ *       ULPDUs leave back to back, one beat per cycle. Its stored half-words ({@link MpaRxConfig#storedHalfWords})
+ *       are freed when its last beat is read.</li>
+ *   <li>good, {@code deliver[c]} low (or c failed): dropped in one cycle, its half-words freed (after any ULPDU of c
+ *       still being read).</li>
+ *   <li>bad: once the reader is empty (every earlier ULPDU, of any connection, has left on {@code ulpdu}), {@code error}
+ *       reports {@code {c, code}} in the cycle it is taken and {@code failed[c]} rises: it is reported after
+ *       every earlier ULPDU of c and nothing of c follows it (MPA-44).</li>
+ * </ul>
+ *
+ * <p><b>Flow control</b> (design §3.3). {@code room[c]} (registered) is high when the writer can take one more piece
+ * of {@code 2w} half-words for c ({@code used[c] ≤ RH − 2w}), or c's pieces are being dropped. The writer also stalls
+ * by itself on a piece that does not fit, so nothing unread is overwritten whatever the parser does. No deadlock as
+ * long as a region holds one largest ULPDU's stored half-words plus {@code 2w} (span B of the piece carrying its
+ * verdict): the reader never waits on the writer.
+ *
+ * <p><b>Clear.</b> While {@code clear[c]} is high, c is forgotten: {@code wptr}, {@code rptr}, {@code used},
+ * {@code failed} and its writer-side error flag go back to 0, its piece in the writer stage is dropped, its pieces on
+ * {@code piece} are taken and dropped, and its descriptors still queued are skipped exactly ({@code skip[c] :=
+ * descCount[c]}: the reader drops that many of c's descriptors, which are the oldest of c in the FIFO). Contract:
+ * {@code clear[c]} is not raised while {@code mid[c]} is high. {@code mid[c]}: a ULPDU of c is inside the reader,
+ * from when its descriptor is taken until its last beat is taken from {@code ulpdu} (as {@code rxMid} in
+ * {@code RnicCore}, which holds off a QP reset meanwhile).
+ *
+ * <p><b>Timing.</b> One piece per cycle into the writer, one beat per cycle out of the reader, ULPDUs back to back
+ * (the next descriptor is taken in the cycle the last beat of the one before is read). A ULPDU's first beat is shown
+ * four cycles after the piece carrying its verdict was taken, at the earliest (write and descriptor push, FIFO, RAM
+ * read). {@code ulpdu} leaves through a skid buffer ({@code s2mPipe}), so its ready reaches no RAM address.
+ */
+public final class MpaRxHold extends HwComponent {
+    /** Smallest descriptor FIFO (the 16 verdicts {@link MpaRxDeframer} queues per connection). */
+    public static final int MIN_DESCRIPTORS = 16;
+
+    /** An MPA error of one connection, reported once, in order with its ULPDUs. */
+    public static final class Error extends HwBundle {
+        public final int n;
+        public final UInt conn;
+        public final UInt code;
+
+        public Error(int n) {
+            this.n = n;
+            conn = field("conn", uint(MpaRxPiece.connBits(n)));
+            code = field("code", uint(8));
+        }
+    }
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final int dataWidth;
+        public final int n;
+        public final Stream<MpaRxPiece> piece;
+        public final Stream<MpaRxHoldBeat> ulpdu;
+        public final Flow<Error> error;
+        public final Vec<Bool> deliver;
+        public final Vec<Bool> clear;
+        public final Vec<Bool> room;
+        public final Vec<Bool> failed;
+        public final Vec<Bool> mid;
+
+        public Io(int dataWidth, int n) {
+            this.dataWidth = dataWidth;
+            this.n = n;
+            piece = field("piece", Streams.slaveStream(() -> new MpaRxPiece(dataWidth, n)));
+            ulpdu = field("ulpdu", Streams.masterStream(() -> new MpaRxHoldBeat(dataWidth, n)));
+            error = field("error", spinal.lib.master$.MODULE$.apply(
+                    spinal.lib.Flow$.MODULE$.apply(hardType(() -> new Error(n)))));
+            deliver = field("deliver", in(vec(n, () -> bool())));
+            clear = field("clear", in(vec(n, () -> bool())));
+            room = field("room", out(vec(n, () -> bool())));
+            failed = field("failed", out(vec(n, () -> bool())));
+            mid = field("mid", out(vec(n, () -> bool())));
+        }
+    }
+
+    public final Io io;
+    public final int dataWidth;
+    public final int n;
+    public final int regionRows;
+    /** Half-words of one connection's region, {@code 2w · regionRows}. */
+    public final int regionHalfWords;
+    /** Entries of the descriptor FIFO. */
+    public final int descriptors;
+    /** The half-word lane memories, lane i holding half-words ≡ i (mod 2w). */
+    public final List<Mem<Bits>> lanes = new ArrayList<>();
+
+    /** A holder for the default MSS region of {@code cfg} ({@link MpaRxConfig#regionRows()}). */
+    public MpaRxHold(MpaRxConfig cfg, int n) {
+        this(cfg.dataWidth(), n, cfg.regionRows());
+    }
+
+    public MpaRxHold(int dataWidth, int n, int regionRows) {
+        if (!MpaRxConfig.WIDTHS.contains(dataWidth)) {
+            throw new IllegalArgumentException("data width must be one of " + MpaRxConfig.WIDTHS + ", got " + dataWidth);
+        }
+        if (n < 1 || n > 16) {
+            throw new IllegalArgumentException("1 … 16 connections, got " + n);
+        }
+        if (regionRows < 2) {
+            throw new IllegalArgumentException("a region needs at least 2 rows, got " + regionRows);
+        }
+        this.dataWidth = dataWidth;
+        this.n = n;
+        this.regionRows = regionRows;
+        noIoPrefix();
+        io = io(new Io(dataWidth, n));
+        Streams.axisNames(io.piece, "piece");
+        Streams.axisNames(io.ulpdu, "ulpdu");
+
+        final int k2 = 2 * (dataWidth / 32); // half-word lanes
+        final int lk = log2Up(k2);
+        final int rh = k2 * regionRows;
+        regionHalfWords = rh;
+        final int hb = log2Up(rh); // a half-word offset in a region
+        final int ub = log2Up(rh + 1L); // a count of half-words, 0 … RH
+        final int ab = log2Up((long) n * regionRows); // a lane row
+        final int sb = MpaRxPiece.spanBits(dataWidth);
+        final int cb = MpaRxPiece.connBits(n);
+        final int octetShift = log2Up(dataWidth / 8);
+        final int bw = 16 - octetShift + 1; // beats of one ULPDU
+        descriptors = Math.max(MIN_DESCRIPTORS, 4 * n);
+        final int db = log2Up(descriptors + 1L);
+        for (int i = 0; i < k2; i++) {
+            lanes.add(field("lane" + i, new Mem<>(hardType(() -> bits(16)), n * regionRows)));
+        }
+        List<UInt> bases = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            bases.add(U((long) c * regionRows, ab));
+        }
+
+        // ---- per-connection state (flip-flops)
+        List<UInt> wptr = new ArrayList<>();
+        List<UInt> rptr = new ArrayList<>();
+        List<UInt> used = new ArrayList<>();
+        List<Bool> dead = new ArrayList<>();
+        List<Bool> failed = new ArrayList<>();
+        List<UInt> skip = new ArrayList<>();
+        List<UInt> descCount = new ArrayList<>();
+        List<Bool> room = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            wptr.add(regInit("wptr_" + c, uint(hb), U(0, hb)));
+            rptr.add(regInit("rptr_" + c, uint(hb), U(0, hb)));
+            used.add(regInit("used_" + c, uint(ub), U(0, ub)));
+            dead.add(regInit("dead_" + c, bool(), False()));
+            failed.add(regInit("failed_" + c, bool(), False()));
+            skip.add(regInit("skip_" + c, uint(db), U(0, db)));
+            descCount.add(regInit("descCount_" + c, uint(db), U(0, db)));
+            room.add(regInit("room_" + c, bool(), True()));
+        }
+        List<Bool> clear = new ArrayList<>();
+        List<Bool> deliver = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            clear.add(io.clear.apply(c));
+            deliver.add(io.deliver.apply(c));
+        }
+
+        // ================================================================ writer, stage 0: accept
+        MpaRxPiece p = io.piece.payload();
+        UInt inConn = p.conn;
+        UInt na = wire("na", sub(p.aTo, p.aFrom));
+        UInt nbb = sub(p.bTo, p.bFrom);
+        UInt cnt = wire("cnt", add(na.resize(sb + 1), nbb.resize(sb + 1)));
+        UInt inUsed = pick(used, inConn);
+        Bool fits = wire("fits", le(add(inUsed.resize(ub + 2), cnt.resize(ub + 2)), U(rh, ub + 2)));
+        Bool dropIn = wire("dropIn", or(pick(clear, inConn), pick(dead, inConn)));
+
+        Bool s1Valid = regInit("s1Valid", bool(), False());
+        UInt s1Conn = reg("s1Conn", uint(cb));
+        Bits s1Data = reg("s1Data", bits(dataWidth));
+        UInt s1AFrom = reg("s1AFrom", uint(lk)); // mod 2w: only the rotation amounts need it
+        UInt s1Na = reg("s1Na", uint(sb));
+        UInt s1BFrom = reg("s1BFrom", uint(lk));
+        UInt s1Cnt = reg("s1Cnt", uint(sb + 1));
+        UInt s1H = reg("s1H", uint(hb));
+        UInt s1Base = reg("s1Base", uint(ab));
+        Bool s1Verdict = reg("s1Verdict", bool());
+        Bool s1Bad = reg("s1Bad", bool());
+        UInt s1Length = reg("s1Length", uint(16));
+
+        Stream<MpaRxDesc> descIn = wire("descIn", Streams.stream(() -> new MpaRxDesc(n)));
+        Bool killed = wire("killed", and(s1Valid, pick(clear, s1Conn)));
+        Bool s1Free = wire("s1Free", or(not(s1Valid), killed, not(s1Verdict), descIn.ready()));
+        Bool accept = wire("accept", and(io.piece.valid(), not(dropIn), s1Free, fits));
+        set(io.piece.ready(), or(dropIn, and(s1Free, fits)));
+        UInt wptrIn = pick(wptr, inConn);
+        UInt wptrNext = wire("wptrNext", wrapAdd(wptrIn, cnt, rh, hb));
+        when(s1Free, () -> {
+            set(s1Valid, accept);
+            set(s1Conn, inConn);
+            set(s1Data, p.data);
+            set(s1AFrom, range(p.aFrom, lk - 1, 0));
+            set(s1Na, na);
+            set(s1BFrom, range(p.bFrom, lk - 1, 0));
+            set(s1Cnt, cnt);
+            set(s1H, wptrIn);
+            set(s1Base, pick(bases, inConn));
+            set(s1Verdict, p.verdict);
+            set(s1Bad, p.bad);
+            set(s1Length, mux(p.bad, p.code.resize(16), p.length));
+        });
+
+        // ================================================================ writer, stage 1: rotate, write, verdict
+        Bool writeNow = wire("writeNow", and(s1Valid, not(killed), s1Free));
+        UInt wLane = range(s1H, lk - 1, 0);
+        List<UInt> wAddr = laneRows("w", s1H, s1Base, k2, ab);
+        // Span A's first half-word to lane wLane, span B's right after A's last.
+        UInt rotA = sub(wLane, s1AFrom);
+        UInt rotB = sub(add(wLane, range(s1Na, lk - 1, 0)), s1BFrom);
+        Bits fromA = wire("fromA", rotateHalfWords(s1Data, rotA, true));
+        Bits fromB = wire("fromB", rotateHalfWords(s1Data, rotB, true));
+        for (int i = 0; i < k2; i++) {
+            UInt li = U(i, lk);
+            UInt at = sub(li, wLane); // this lane's place in the piece
+            Bool inA = lt(at.resize(sb + 1), s1Na.resize(sb + 1));
+            Bool en = lt(at.resize(sb + 1), s1Cnt);
+            Bits half = mux(inA, range(fromA, 16 * i + 15, 16 * i), range(fromB, 16 * i + 15, 16 * i));
+            lanes.get(i).write(wAddr.get(i), half, and(writeNow, en), null);
+        }
+        set(descIn.valid(), and(s1Valid, not(killed), s1Verdict));
+        set(descIn.payload().conn, s1Conn);
+        set(descIn.payload().bad, s1Bad);
+        set(descIn.payload().length, s1Length);
+
+        Stream<MpaRxDesc> head = descriptors <= 16 ? Streams.regFifo(descIn, descriptors, 1)
+                : Streams.fifo(descIn, descriptors, 2);
+
+        // ================================================================ reader
+        Bool curValid = regInit("curValid", bool(), False());
+        UInt curConn = reg("curConn", uint(cb));
+        UInt curLen = reg("curLen", uint(16));
+        UInt curH = reg("curH", uint(hb));
+        UInt curBase = reg("curBase", uint(ab));
+        UInt curLeft = reg("curLeft", uint(bw));
+        UInt curFree = reg("curFree", uint(ub));
+        Bool v1 = regInit("v1", bool(), False());
+        UInt v1Conn = reg("v1Conn", uint(cb));
+        UInt v1Len = reg("v1Len", uint(16));
+        Bool v1Last = reg("v1Last", bool());
+        UInt v1Rot = reg("v1Rot", uint(lk));
+
+        Stream<MpaRxHoldBeat> beats = wire("beats", Streams.stream(() -> new MpaRxHoldBeat(dataWidth, n)));
+        Streams.connect(Streams.s2mPipe(beats), io.ulpdu);
+        Bool adv = wire("adv", or(not(v1), beats.ready()));
+        Bool issue = wire("issue", and(curValid, adv));
+        Bool curLast = wire("curLast", eq(curLeft, U(1, bw)));
+        Bool lastIssue = wire("lastIssue", and(issue, curLast));
+
+        UInt rLane = range(curH, lk - 1, 0);
+        List<UInt> rAddr = laneRows("r", curH, curBase, k2, ab);
+        List<Bits> read = new ArrayList<>();
+        for (int i = 0; i < k2; i++) {
+            read.add(lanes.get(i).readSync(rAddr.get(i), adv, dontCare$.MODULE$, false));
+        }
+        Bits row = wire("row", catLsbFirst(read));
+        MpaRxHoldBeat beat = beats.payload();
+        set(beats.valid(), v1);
+        set(beat.data, rotateHalfWords(row, v1Rot, false));
+        set(beat.length, v1Len);
+        set(beat.conn, v1Conn);
+        set(beat.last, v1Last);
+        when(adv, () -> {
+            set(v1, issue);
+            set(v1Conn, curConn);
+            set(v1Len, curLen);
+            set(v1Last, curLast);
+            set(v1Rot, rLane);
+        });
+        when(issue, () -> {
+            set(curH, wrapAdd(curH, U(k2, lk + 1), rh, hb));
+            set(curLeft, sub(curLeft, U(1, bw)));
+            when(curLast, () -> set(curValid, False()));
+        });
+
+        // mid[c]: a ULPDU of c between its descriptor and its last beat taken.
+        List<Bool> mid = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            Bool m = or(and(curValid, isConn(curConn, c, n)), and(v1, isConn(v1Conn, c, n)),
+                    and(io.ulpdu.valid(), isConn(io.ulpdu.payload().conn, c, n)));
+            mid.add(wire("mid_" + c, m));
+            set(io.mid.apply(c), mid.get(c));
+        }
+
+        // ---- the descriptor at the head
+        MpaRxDesc hd = head.payload();
+        UInt hc = hd.conn;
+        Bool hSkip = wire("hSkip", or(neq(pick(skip, hc), U(0, db)), pick(clear, hc)));
+        Bool hTake = wire("hTake", and(pick(deliver, hc), not(pick(failed, hc))));
+        Bool curIsHead = and(curValid, eq(curConn, hc));
+        Bool popSkip = hSkip;
+        // An error waits until the reader is empty: it then follows every earlier ULPDU (of any connection) out.
+        Bool readerEmpty = wire("readerEmpty", not(or(curValid, v1, io.ulpdu.valid())));
+        Bool popBad = wire("popBad", and(not(hSkip), hd.bad, readerEmpty));
+        Bool popDrop = wire("popDrop", and(not(hSkip), not(hd.bad), not(hTake), not(curIsHead), not(lastIssue)));
+        Bool popLoad = wire("popLoad", and(not(hSkip), not(hd.bad), hTake, or(not(curValid), lastIssue)));
+        set(head.ready(), or(popSkip, popBad, popDrop, popLoad));
+        Bool taken = wire("taken", and(head.fire(), not(hSkip), not(hd.bad))); // loaded or dropped: rptr moves
+        UInt hStored = wire("hStored", stored(hd.length));
+        // ⌈L / (W/8)⌉ as whole beats plus one for a partial one, at least 1.
+        UInt wholeBeats = shr(hd.length, octetShift).resize(bw);
+        Bool partBeat = or(neq(range(hd.length, octetShift - 1, 0), U(0, octetShift)), eq(hd.length, U(0, 16)));
+        UInt hBeats = wire("hBeats", add(wholeBeats, mux(partBeat, U(1, bw), U(0, bw))));
+        UInt rptrHead = pick(rptr, hc);
+        UInt rptrNext = wire("rptrNext", wrapAdd(rptrHead, hStored, rh, hb));
+        when(and(head.fire(), popLoad), () -> {
+            set(curValid, True());
+            set(curConn, hc);
+            set(curLen, hd.length);
+            set(curH, rptrHead);
+            set(curBase, pick(bases, hc));
+            set(curLeft, hBeats);
+            set(curFree, hStored.resize(ub));
+        });
+
+        // ---- error report: in the cycle its descriptor is taken
+        Bool reports = wire("reports", and(head.fire(), popBad, not(pick(failed, hc))));
+        set(io.error.valid(), reports);
+        set(io.error.payload().conn, hc);
+        set(io.error.payload().code, range(hd.length, 7, 0));
+
+        // ---- space freed: the last beat of a ULPDU read, or a dropped one (never both in one cycle)
+        Bool freeValid = wire("freeValid", or(lastIssue, and(head.fire(), popDrop)));
+        UInt freeConn = wire("freeConn", mux(lastIssue, curConn, hc));
+        UInt freeAmt = wire("freeAmt", mux(lastIssue, curFree, hStored.resize(ub)));
+
+        // ---- per-connection updates
+        for (int c = 0; c < n; c++) {
+            final int cc = c;
+            Bool inC = isConn(inConn, c, n);
+            Bool acceptC = and(accept, inC);
+            Bool freeC = and(freeValid, isConn(freeConn, c, n));
+            Bool headC = isConn(hc, c, n);
+            UInt plus = mux(acceptC, cnt.resize(ub), U(0, ub));
+            UInt minus = mux(freeC, freeAmt, U(0, ub));
+            UInt usedNext = wire("usedNext_" + c, mux(clear.get(c), U(0, ub), sub(add(used.get(c), plus), minus)));
+            set(used.get(c), usedNext);
+            set(room.get(c), or(clear.get(c), dead.get(c), le(usedNext, U(rh - k2, ub))));
+            set(io.room.apply(c), room.get(c));
+            when(acceptC, () -> set(wptr.get(cc), wptrNext));
+            when(and(acceptC, p.verdict, p.bad), () -> set(dead.get(cc), True()));
+            when(and(taken, headC), () -> set(rptr.get(cc), rptrNext));
+            when(and(reports, headC), () -> set(failed.get(cc), True()));
+            Bool pushC = and(descIn.fire(), isConn(s1Conn, c, n));
+            Bool popC = and(head.fire(), headC);
+            UInt dcNext = wire("descCountNext_" + c, sub(add(descCount.get(c), mux(pushC, U(1, db), U(0, db))),
+                    mux(popC, U(1, db), U(0, db))));
+            set(descCount.get(c), dcNext);
+            when(clear.get(c), () -> {
+                set(skip.get(cc), dcNext);
+                set(wptr.get(cc), U(0, hb));
+                set(rptr.get(cc), U(0, hb));
+                set(dead.get(cc), False());
+                set(failed.get(cc), False());
+            }).elseWhen(and(popC, popSkip), () -> set(skip.get(cc), sub(skip.get(cc), U(1, db))));
+            set(io.failed.apply(c), failed.get(c));
+        }
+    }
+
+    /**
+     * The lane rows of the {@code 2w} half-words from region offset {@code h} of the region at row {@code base}: lane
+     * i holds half-word {@code h + ((i − h) mod 2w)}, in row {@code r = ⌊h / 2w⌋} for {@code i ≥ h mod 2w}, else in
+     * the row after (wrapping inside the region; the last lane is never past {@code h mod 2w}).
+     */
+    private List<UInt> laneRows(String prefix, UInt h, UInt base, int k2, int ab) {
+        int lk = log2Up(k2);
+        UInt lane = range(h, lk - 1, 0);
+        UInt row = shr(h, lk);
+        int rw = row.getBitsWidth();
+        UInt next = mux(eq(row, U(regionRows - 1, rw)), U(0, rw), add(row, U(1, rw)));
+        UInt addr0 = wire(prefix + "Addr0", add(base, row.resize(ab)));
+        UInt addr1 = wire(prefix + "Addr1", add(base, next.resize(ab)));
+        List<UInt> rows = new ArrayList<>();
+        for (int i = 0; i < k2; i++) {
+            rows.add(i == k2 - 1 ? addr0 : mux(lt(U(i, lk), lane), addr1, addr0));
+        }
+        return rows;
+    }
+
+    /** {@code x} rotated by {@code r} half-words, towards the high lanes ({@code up}: lane l gets lane l − r) or down. */
+    static Bits rotateHalfWords(Bits x, UInt r, boolean up) {
+        Bits y = x;
+        for (int k = 0; k < r.getBitsWidth(); k++) {
+            y = mux(r.apply(k), up ? (Bits) y.rotateLeft(16 << k) : (Bits) y.rotateRight(16 << k), y);
+        }
+        return y;
+    }
+
+    /**
+     * {@code (h + x) mod rh} for {@code h < rh}, {@code x ≤ rh}, as {@code hb} bits: the wrap is decided on the full
+     * sum, the result computed modulo {@code 2^hb} (it is below {@code rh}).
+     */
+    private static UInt wrapAdd(UInt h, UInt x, int rh, int hb) {
+        int w = Math.max(hb, x.getBitsWidth()) + 1;
+        Bool over = ge(x.resize(w), sub(U(rh, w), h.resize(w)));
+        UInt sum = add(h, x.resize(hb));
+        return mux(over, sub(sum, U(rh & ((1L << hb) - 1), hb)), sum);
+    }
+
+    /**
+     * Half-words stored for a ULPDU of {@code length} octets: {@code 2·⌈(2 + L) / 4⌉ − 1}, written as
+     * {@code 2·(⌊L / 4⌋ + [L mod 4 = 3]) + 1}.
+     */
+    private static UInt stored(UInt length) {
+        UInt q = add(shr(length, 2).resize(15), mux(eq(range(length, 1, 0), U(3, 2)), U(1, 15), U(0, 15)));
+        return cat(q, True()).asUInt();
+    }
+
+    private static Bool isConn(UInt conn, int c, int n) {
+        return n == 1 ? True() : eq(conn, U(c, conn.getBitsWidth()));
+    }
+
+    private static <T extends Data> T pick(List<T> xs, UInt index) {
+        return xs.size() == 1 ? xs.get(0) : vec(xs).apply(index);
+    }
+}
