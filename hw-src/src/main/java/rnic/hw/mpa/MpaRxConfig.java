@@ -27,7 +27,7 @@ public record MpaRxConfig(int dataWidth, int mss) {
     /** Beats of slack behind a whole ULPDU (lane hand-over; the verdict of the ULPDU before it may still be pending). */
     static final int SLACK_BEATS = 4;
     /**
-     * Beats a shared receiver admits for one connection ahead of its writer (design §3.2): the region of
+     * Beats a shared receiver admits for one connection ahead of its writer (docs/shared-mpa.md §3.2): the region of
      * {@link MpaRxHold} has room for this many rows of {@code 2·W/32} half-words behind one largest ULPDU.
      */
     public static final int INFLIGHT_BEATS = 8;
@@ -87,7 +87,7 @@ public record MpaRxConfig(int dataWidth, int mss) {
     }
 
     /**
-     * Half-words of one connection's region in {@link MpaRxHold} (design §3.2): one largest ULPDU with its PAD
+     * Half-words of one connection's region in {@link MpaRxHold} (docs/shared-mpa.md §3.2): one largest ULPDU with its PAD
      * ({@link #storedHalfWords}({@link #maxUlpdu()})) plus {@link #INFLIGHT_BEATS} rows of {@code 2·W/32} half-words.
      */
     public int regionHalfWords() {

@@ -8,7 +8,7 @@ import spinal.core.UInt;
 
 /**
  * One verdict in {@link MpaRxHold}'s descriptor FIFO, shared by every connection, in the order the verdicts were
- * written (design §3.1): the connection, good or bad, and the ULPDU_Length of a good FPDU or the Error Code (in bits
+ * written (docs/shared-mpa.md §3.1): the connection, good or bad, and the ULPDU_Length of a good FPDU or the Error Code (in bits
  * 7:0) of a bad one. Where the ULPDU sits needs no field: a connection's ULPDUs are stored back to back in its region
  * and taken in order.
  */

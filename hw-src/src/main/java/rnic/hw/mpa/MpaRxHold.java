@@ -18,7 +18,7 @@ import spinal.lib.Flow;
 import spinal.lib.Stream;
 
 /**
- * The shared back half of an MPA receiver for {@code n} connections (design-shared-mpa §3): it stores the ULPDU
+ * The shared back half of an MPA receiver for {@code n} connections (docs/shared-mpa.md §3): it stores the ULPDU
  * octets the parser found, per connection, in block RAM, and hands out whole validated ULPDUs one at a time, so a
  * ULPDU leaves only after its FPDU's verdict (MPA-25) and nothing of a connection leaves after its first error
  * (MPA-44).
@@ -59,7 +59,7 @@ import spinal.lib.Stream;
  *       every earlier ULPDU of c and nothing of c follows it (MPA-44).</li>
  * </ul>
  *
- * <p><b>Flow control</b> (design §3.3). {@code room[c]} (registered) is high when the writer can take one more piece
+ * <p><b>Flow control</b> (docs/shared-mpa.md §3.3). {@code room[c]} (registered) is high when the writer can take one more piece
  * of {@code 2w} half-words for c ({@code used[c] ≤ RH − 2w}), or c's pieces are being dropped. The writer also stalls
  * by itself on a piece that does not fit, so nothing unread is overwritten whatever the parser does. No deadlock as
  * long as a region holds one largest ULPDU's stored half-words plus {@code 2w} (span B of the piece carrying its

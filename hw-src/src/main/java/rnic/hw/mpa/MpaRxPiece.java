@@ -8,7 +8,7 @@ import spinal.core.Bool;
 import spinal.core.UInt;
 
 /**
- * What the receive parser hands {@link MpaRxHold} for one TCP beat of one connection (design §3.1): the raw row
+ * What the receive parser hands {@link MpaRxHold} for one TCP beat of one connection (docs/shared-mpa.md §3.1): the raw row
  * {@code data} (W bits, octet 0 in bits 7:0) and up to two spans of it that are FPDU content to store, in 16-bit
  * half-word units of the row (half-word {@code j} is bits {@code 16j+15:16j}): span A = half-words
  * {@code [aFrom, aTo)}, then span B = {@code [bFrom, bTo)}, A's content before B's in stream order
