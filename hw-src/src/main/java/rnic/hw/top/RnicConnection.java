@@ -137,10 +137,8 @@ public final class RnicConnection extends HwComponent {
         Streams.axisNames(io.tcpRx, "tcpRx");
         Streams.axisNames(io.ulpdu, "ulpdu");
         rx = inClearDomain(io.clear, () -> child("rx", () -> new MpaRxDeframer(rxConfig)));
-        for (Component c : new Component[] {rx}) {
-            c.walkComponents(Scala.function1(k -> k.setDefinitionName((k.definitionName() != null
-                    ? k.definitionName() : k.getClass().getSimpleName()) + SUFFIX, false)));
-        }
+        rx.walkComponents(Scala.function1(k -> k.setDefinitionName((k.definitionName() != null
+                ? k.definitionName() : k.getClass().getSimpleName()) + SUFFIX, false)));
 
         Bool inReset = wire("inReset", is(QpState.RESET));
         Bool inErr = wire("inErr", is(QpState.ERR));
