@@ -24,8 +24,6 @@ public record MpaRxConfig(int dataWidth, int mss) {
     public static final int DEFAULT_MSS = 9000;
     /** Smallest MSS accepted: one that still carries a 128-octet MULPDU's FPDU without Markers (T-10). */
     public static final int MIN_MSS = 134;
-    /** Beats of slack behind a whole ULPDU (lane hand-over; the verdict of the ULPDU before it may still be pending). */
-    static final int SLACK_BEATS = 4;
     /**
      * Beats a shared receiver admits for one connection ahead of its writer (docs/shared-mpa.md §3.2): the region of
      * {@link MpaRxHold} has room for this many rows of {@code 2·W/32} half-words behind one largest ULPDU.
@@ -62,12 +60,6 @@ public record MpaRxConfig(int dataWidth, int mss) {
      */
     public int maxUlpdu() {
         return Math.min(65535, mss - 6);
-    }
-
-    /** Entries of the receive buffer: one whole ULPDU of {@link #maxUlpdu()} octets in W/8-octet beats, plus slack. */
-    public int bufferBeats() {
-        int n = dataWidth / 8;
-        return (maxUlpdu() + n - 1) / n + SLACK_BEATS;
     }
 
     /**

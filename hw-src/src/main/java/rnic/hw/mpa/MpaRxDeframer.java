@@ -19,16 +19,15 @@ import spinal.lib.Stream;
  * nothing more is delivered (MPA-44) while input keeps being taken, so TCP never stalls on a dead stream.
  *
  * <p>Chain: {@link MpaRxAlign} (back onto the 512-octet grid from {@code seqStart}) → {@link MpaRxParser} (FPDU
- * boundaries from ULPDU_Length, Marker and CRC checks; consecutive FPDUs take turns over three lanes) → per lane a
- * {@link WordPacker} and a {@link MpaRxUlpdu} (ULPDU to octet 0) → merged back in FPDU order → a buffer that releases
- * a ULPDU only once its FPDU's verdict is in (MPA-25: located by the ULPDU_Length chain, CRC checked, whole FPDU
- * arrived). The buffer holds one whole ULPDU of the largest ULPDU_Length the core accepts ({@link MpaRxConfig#maxUlpdu()},
- * from the MSS it advertises) plus slack, so verdicts never wait on space; it is read synchronously (StreamFifo latency
- * 2), so synthesis maps it to block RAM; the small lane and verdict FIFOs are registers ({@code useVec}: an iCE40 has no
- * LUT RAM for an asynchronously read memory) with a registered pop side (latency 1: no path through an empty FIFO), and
- * a skid buffer ({@code s2mPipe}) keeps the parser's handshake out of the aligner's (timing on an iCE40: README, per-block
- * section). An FPDU announcing a longer ULPDU_Length is refused at its header by the
- * parser (E-M2, below) before any of it is buffered, so no input can wedge the receiver.
+ * boundaries from ULPDU_Length, Marker and CRC checks; per beat the spans of the row that hold ULPDU and PAD octets,
+ * and the verdict of an FPDU ending in it) → {@link MpaRxHold} (one connection), which writes those spans into
+ * half-word lanes of block RAM and releases a ULPDU, from octet 0, only once its FPDU's verdict is in and good (MPA-25:
+ * located by the ULPDU_Length chain, CRC checked, whole FPDU arrived). Its region holds one whole ULPDU of the largest
+ * ULPDU_Length the core accepts ({@link MpaRxConfig#maxUlpdu()}, from the MSS it advertises) plus
+ * {@link MpaRxConfig#INFLIGHT_BEATS} rows ({@link MpaRxConfig#regionRows()}); its lanes are read synchronously, so
+ * synthesis maps them to block RAM. A skid buffer ({@code s2mPipe}) keeps the parser's handshake out of the aligner's
+ * (timing on an iCE40: README, per-block section). An FPDU announcing a longer ULPDU_Length is refused at its header
+ * by the parser (E-M2, below) before any of it is stored, so no input can wedge the receiver.
  *
  * <p>Errors (docs/requirements.md §3.1, Terminate Layer 2 / EType 0): E-M2 CRC (code 2) when {@code crc} is on, E-M3 Marker
  * (code 3), E-M1 (code 1) for a hole in the TCP sequence; and E-M2 (code 2) for a ULPDU_Length above
@@ -73,29 +72,19 @@ public final class MpaRxDeframer extends HwComponent {
         }
     }
 
-    /** Pieces buffered ahead of, and beats behind, each lane. */
-    static final int LANE_SLACK = 4;
-    /** Verdicts buffered ahead of their ULPDUs. */
-    static final int STATUS_DEPTH = 16;
-
     public final Io io;
     public final MpaRxAlign align;
     public final MpaRxParser parser;
-    public final List<WordPacker> packers = new ArrayList<>();
-    public final List<MpaRxUlpdu> ulpdus = new ArrayList<>();
-    /** Lane whose packet is merged next. */
-    public final UInt laneSel;
-    /** Inside a released ULPDU. */
+    /** The store: the ULPDUs of validated FPDUs, released whole and in order ({@link MpaRxHold}, one connection). */
+    public final MpaRxHold hold;
+    /** Inside a released ULPDU (its first beat shown); {@code remaining}: its octets not yet shown. */
     public final Bool open;
-    /** ULPDU_Length of the released ULPDU, kept after its verdict was taken at the first beat. */
-    public final UInt length;
+    public final UInt remaining;
     public final Bool failed;
     public final UInt errorCode;
     public final UInt errorSeq;
     /** The configuration it was built from. */
     public final MpaRxConfig config;
-    /** Entries of the receive buffer ({@link MpaRxConfig#bufferBeats()}). */
-    public final int bufferDepth;
 
     /** A receiver of W bits for the default advertised MSS ({@link MpaRxConfig#defaults}). */
     public MpaRxDeframer(int dataWidth) {
@@ -106,16 +95,14 @@ public final class MpaRxDeframer extends HwComponent {
         this.config = cfg;
         int dataWidth = cfg.dataWidth();
         int words = dataWidth / 32;
+        int n = dataWidth / 8;
         noIoPrefix(); // before io(...): the bundle is then named "" and its ports carry no io_ prefix
         io = io(new Io(dataWidth));
         Streams.axisNames(io.tcp, "tcp");
         Streams.axisNames(io.ulpdu, "ulpdu");
         align = child("align", () -> new MpaRxAlign(dataWidth));
         parser = child("parser", () -> new MpaRxParser(words, cfg.maxUlpdu()));
-        for (int i = 0; i < MpaRxParser.LANES; i++) {
-            packers.add(child("packer" + i, () -> new WordPacker(words, words)));
-            ulpdus.add(child("ulpdu" + i, () -> new MpaRxUlpdu(dataWidth)));
-        }
+        hold = child("hold", () -> new MpaRxHold(cfg, 1));
 
         Streams.connect(io.tcp, align.io.input);
         set(align.io.seqStart, io.seqStart);
@@ -123,58 +110,44 @@ public final class MpaRxDeframer extends HwComponent {
         Streams.connect(Streams.s2mPipe(align.io.output), parser.io.input);
         set(parser.io.markers, io.markers);
         set(parser.io.crc, io.crc);
-        // Per lane: a few pieces of slack (the parser can start a lane's next FPDU while its packer still drains the
-        // last one), the packer, the ULPDU aligner, a few beats of slack (a lane can finish while the merge drains
-        // another). Then the lanes are merged back in FPDU order: lane i carries FPDUs i, i + LANES, …
-        laneSel = regInit("laneSel", uint(2), U(0, 2));
-        Stream<AxisBeat> merged = Streams.stream(() -> new AxisBeat(dataWidth));
-        Bool mergedValid = False();
-        List<Stream<AxisBeat>> outs = new ArrayList<>();
-        for (int i = 0; i < MpaRxParser.LANES; i++) {
-            Streams.connect(Streams.regFifo(parser.io.lanes.get(i), LANE_SLACK, 1), packers.get(i).io.input);
-            Streams.connect(packers.get(i).io.output, ulpdus.get(i).io.input);
-            outs.add(Streams.regFifo(ulpdus.get(i).io.output, LANE_SLACK, 1));
-        }
-        AxisBeat mergedBeat = outs.get(0).payload();
-        for (int i = 0; i < MpaRxParser.LANES; i++) {
-            Bool mine = eq(laneSel, U(i, 2));
-            mergedValid = mux(mine, outs.get(i).valid(), mergedValid);
-            if (i > 0) {
-                mergedBeat = mux(mine, outs.get(i).payload(), mergedBeat);
-            }
-            set(outs.get(i).ready(), and(mine, merged.ready()));
-        }
-        set(merged.valid(), mergedValid);
-        set(merged.payload(), mergedBeat);
-        when(and(merged.fire(), merged.payload().tlast), () -> set(laneSel, MpaRxParser.nextLane(laneSel)));
+        Streams.connect(parser.io.pieces, hold.io.piece);
+        set(hold.io.deliver.apply(0), True());
+        set(hold.io.clear.apply(0), False());
 
-        // Synchronous read (latency 2): a buffer of this size must be block RAM, not LUTs.
-        bufferDepth = cfg.bufferBeats();
-        Stream<AxisBeat> held = Streams.fifo(merged, bufferDepth, 2);
-        Stream<MpaRxStatus> verdicts = Streams.regFifo(parser.io.status, STATUS_DEPTH, 1);
-
-        // Release: a ULPDU goes out once its verdict is in and good; the first bad verdict ends delivery.
+        // Out: the store's beats as AXI-Stream, tkeep up to the ULPDU's last octet (none for a ULPDU_Length of 0).
+        MpaRxHoldBeat beat = hold.io.ulpdu.payload();
+        int rw = MpaRxParser.RW;
         open = regInit("open", bool(), False());
-        length = regInit("length", uint(16), U(0, 16));
+        remaining = regInit("remaining", uint(rw), U(0, rw));
+        UInt rem = wire("rem", mux(open, remaining, beat.length.resize(rw)));
+        // tkeep octet i is rem > i, from the high bits' OR and a compare of the low ones (no 17-bit carry chain).
+        int b = log2Up(n) + 1;
+        Bool high = range(rem, rw - 1, b).orR();
+        UInt low = range(rem, b - 1, 0);
+        List<Bool> keep = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            keep.add(or(high, gt(low, U(i, b))));
+        }
+        AxisBeat out = io.ulpdu.payload();
+        set(out.tdata, beat.data);
+        set(out.tkeep, catLsbFirst(keep));
+        set(out.tlast, beat.last);
+        set(io.ulpdu.valid(), hold.io.ulpdu.valid());
+        set(hold.io.ulpdu.ready(), io.ulpdu.ready());
+        set(io.ulpduLength, beat.length);
+        when(io.ulpdu.fire(), () -> {
+            set(open, not(beat.last));
+            set(remaining, sub(rem, U(n, rw)));
+        });
+
+        // The first error, once every ULPDU before it has left (MPA-44): its code and where its FPDU starts.
         failed = regInit("failed", bool(), False());
         errorCode = regInit("errorCode", uint(8), U(0, 8));
         errorSeq = regInit("errorSeq", uint(32), U(0, 32));
-        MpaRxStatus verdict = verdicts.payload();
-        Bool good = and(verdicts.valid(), not(verdict.bad));
-        Bool mayGo = or(open, good);
-        set(io.ulpdu.valid(), and(not(failed), held.valid(), mayGo));
-        set(io.ulpdu.payload(), held.payload());
-        set(held.ready(), or(failed, and(io.ulpdu.ready(), mayGo)));
-        Bool startsPacket = and(not(open), io.ulpdu.fire());
-        Bool badHead = and(not(open), verdicts.valid(), verdict.bad);
-        set(verdicts.ready(), or(failed, startsPacket, badHead));
-        when(io.ulpdu.fire(), () -> set(open, not(held.payload().tlast)));
-        when(startsPacket, () -> set(length, verdict.length));
-        set(io.ulpduLength, mux(open, length, verdict.length));
-        when(and(badHead, not(failed)), () -> {
+        when(and(hold.io.error.valid(), not(failed)), () -> {
             set(failed, True());
-            set(errorCode, verdict.code);
-            set(errorSeq, add(io.seqStart, verdict.seq)); // the parser's seq is a stream offset
+            set(errorCode, hold.io.error.payload().code);
+            set(errorSeq, add(io.seqStart, parser.io.badSeq)); // the parser's offset is from the stream's start
         });
         set(io.failed, failed);
         set(io.errorCode, errorCode);

@@ -17,14 +17,15 @@ import spinal.lib.Stream;
 
 /**
  * Second MPA receive stage (RFC 5044 §4–§6, §8): finds the FPDUs in the word stream of {@link MpaRxAlign} from their
- * ULPDU_Length (MPA-24), removes Markers, PAD and CRC, checks the CRC over the span docs/requirements.md §4.1 defines and every
- * Marker's FPDUPTR, and hands on each FPDU's content words (ULPDU_Length, ULPDU, PAD) plus one verdict per FPDU.
+ * ULPDU_Length (MPA-24), checks the CRC over the span docs/requirements.md §4.1 defines and every Marker's FPDUPTR, and
+ * hands on, per beat, one {@link MpaRxPiece} for {@link MpaRxHold}: the raw row and up to two spans of it in half-words
+ * that hold ULPDU and PAD octets (ULPDU_Length, Markers and CRC left out), with the verdict of the FPDU that ends in
+ * the beat.
  *
- * <p>Per beat the stage takes the rest of the current FPDU and, when that ends in the beat, the start of the next one,
- * so FPDUs of a row or more cost no cycle at their boundaries. The next FPDU's start is taken only if it does not end in
- * the same beat as well; otherwise the beat is held and worked on again from that FPDU ({@code wp}), one FPDU end per
- * cycle. Consecutive FPDUs take turns over {@link #LANES} lanes, so each lane receives at most one piece per
- * cycle; the receiver reassembles them in that order.
+ * <p>Per beat the stage takes the rest of the current FPDU (span A) and, when that ends in the beat, the start of the
+ * next one (span B), so FPDUs of a row or more cost no cycle at their boundaries. The next FPDU's start is taken only
+ * if it does not end in the same beat as well; otherwise the beat is held and worked on again from that FPDU
+ * ({@code wp}), one FPDU end (one verdict) per cycle.
  *
  * <p>A Marker is word 0 of every row at a multiple of 512 octets when Markers are on. Before an FPDU's first word it
  * leads that FPDU and must carry FPDUPTR 0; inside the FPDU or right after its PAD it must point back at the FPDU's
@@ -49,19 +50,21 @@ public final class MpaRxParser extends HwComponent {
     public static final class Io extends HwBundle {
         public final int words;
         public final Stream<MpaRxRow> input;
-        /** Output lanes; FPDU {@code i} goes to lane {@code i mod LANES}. */
-        public final List<Stream<WordPiece>> lanes = new ArrayList<>();
-        public final Stream<MpaRxStatus> status;
+        /** Per beat the spans to store and the verdict of an FPDU ending in it (one connection: {@code conn} 0). */
+        public final Stream<MpaRxPiece> pieces;
+        /**
+         * The stream offset of the first bad verdict handed on (the offending FPDU's first octet, or the hole for
+         * E-M1; valid from the cycle after that verdict left): the receiver adds {@code seqStart}.
+         */
+        public final UInt badSeq;
         public final Bool markers;
         public final Bool crc;
 
         public Io(int words) {
             this.words = words;
             input = field("input", Streams.slaveStream(() -> new MpaRxRow(words)));
-            for (int i = 0; i < LANES; i++) {
-                lanes.add(field("lane" + i, Streams.masterStream(() -> new WordPiece(words))));
-            }
-            status = field("status", Streams.masterStream(MpaRxStatus::new));
+            pieces = field("pieces", Streams.masterStream(() -> new MpaRxPiece(32 * words, 1)));
+            badSeq = field("badSeq", out(uint(32)));
             markers = field("markers", in(bool()));
             crc = field("crc", in(bool()));
         }
@@ -98,29 +101,23 @@ public final class MpaRxParser extends HwComponent {
     }
 
     /**
-     * A verdict before its CRC compare (the stage behind the parser): the verdict without the CRC check, whether the row
-     * was lost, and the received CRC word XOR the computed one ({@code crcDiff}, zero when they agree).
+     * A piece before its CRC compare (the stage behind the parser): the piece with the verdict as far as it is known
+     * without the CRC check, where a bad FPDU starts ({@code seq}), and the received CRC word XOR the computed one
+     * ({@code crcDiff}, zero when they agree; compared when {@code crcCheck}).
      */
-    public static final class Verdict extends HwBundle {
-        public final MpaRxStatus status;
-        public final Bool lost;
+    public static final class Parsed extends HwBundle {
+        public final MpaRxPiece piece;
+        public final UInt seq;
         public final Bool crcCheck;
         public final Bits crcDiff;
 
-        public Verdict() {
-            status = field("status", new MpaRxStatus());
-            lost = field("lost", bool());
+        public Parsed(int dataWidth) {
+            piece = field("piece", new MpaRxPiece(dataWidth, 1));
+            seq = field("seq", uint(32));
             crcCheck = field("crcCheck", bool());
             crcDiff = field("crcDiff", bits(32));
         }
     }
-
-    /**
-     * Lanes the FPDUs take turns over. A lane's packer needs three cycles for an FPDU of a beat and a word (two pieces
-     * in, a full beat and the last word out, the next FPDU waiting for that drain); FPDUs of a beat and a bit arrive
-     * every 1.1 cycles at full rate, so two lanes would cap a 64-octet ULPDU stream at W = 512 near 0.75 of W/8.
-     */
-    public static final int LANES = 3;
 
     /** Width of FPDU word counts: a ULPDU_Length of 65535 is 16 385 content words. */
     static final int RW = 17;
@@ -138,8 +135,6 @@ public final class MpaRxParser extends HwComponent {
     public final UInt fpduOff;
     public final Bits crcState;
     public final Bool markerBad;
-    /** Lane of the current FPDU. */
-    public final UInt laneSel;
     public final Bool failed;
     /** ULPDU_Length of the current FPDU, once its header has been seen in an earlier beat. */
     public final UInt ulpduLength;
@@ -185,8 +180,6 @@ public final class MpaRxParser extends HwComponent {
         fpduOff = regInit("fpduOff", uint(32), U(0, 32));
         crcState = regInit("crcState", bits(32), crcInit);
         markerBad = regInit("markerBad", bool(), False());
-        laneSel = regInit("laneSel", uint(2), U(0, 2));
-        UInt laneNext = wire("laneNext", nextLane(laneSel));
         failed = regInit("failed", bool(), False());
         ulpduLength = regInit("ulpduLength", uint(16), U(0, 16));
         remSmall = regInit("remSmall", bool(), True());
@@ -263,85 +256,79 @@ public final class MpaRxParser extends HwComponent {
         Bool badA = markerBadA;
         UInt fpduOffA = mux(fresh, add(r.rowOff, shl(start.resize(30), 2)), fpduOff);
 
-        // Handshakes: A's piece and verdict must be taken together; B's piece is taken if its lane can.
-        UInt countA = sub(contentEnd, contentStart);
-        UInt countB = sub(hi, nextStart);
-        Bool needA = neq(countA, U(0, cw));
+        // Handshakes: the beat's piece carries A's span, B's span when B is taken, and A's verdict, all together.
+        Bool needA = neq(contentEnd, contentStart);
         Bool active = and(pipe.valid(), not(failed));
         Bool lost = r.lost;
         tooLongA = wire("tooLongA", and(starting, hdrAvail, pick(pre.tooLong, 1, contentStart, 0).lsb()));
         // A verdict without content: the row is lost (E-M1), or A's ULPDU_Length is over the bound (E-M2).
         Bool refuse = or(lost, tooLongA);
-        Bool laneAReady = False();
-        Bool laneBReady = False();
-        for (int i = 0; i < LANES; i++) {
-            laneAReady = mux(eq(laneSel, U(i, 2)), io.lanes.get(i).ready(), laneAReady);
-            laneBReady = mux(eq(laneNext, U(i, 2)), io.lanes.get(i).ready(), laneBReady);
-        }
-        // Verdicts go through a register stage that compares the CRC (crcBad) before io.status.
-        Stream<Verdict> verdicts = Streams.stream(Verdict::new);
-        Stream<Verdict> checked = Streams.m2sPipe(verdicts);
-        Bool statusOk = or(not(endsA), verdicts.ready());
-        Bool laneOk = or(not(needA), laneAReady);
-        Bool go = and(active, not(refuse), statusOk, laneOk);
-        Bool offerB = and(go, bAvail, bFits, not(badA), not(tooLongB));
-        takeB = wire("takeB", and(offerB, laneBReady));
+        // Pieces go through a register stage that compares the CRC (crcBad) before io.pieces.
+        Stream<Parsed> parsed = Streams.stream(() -> new Parsed(32 * words));
+        Stream<Parsed> checked = Streams.m2sPipe(parsed);
+        Bool canB = and(bAvail, bFits, not(badA), not(tooLongB), not(refuse));
+        Bool wantOut = or(refuse, needA, endsA, canB);
+        Bool go = and(active, not(refuse), or(not(wantOut), parsed.ready()));
+        takeB = wire("takeB", and(go, canB));
         Bool hold = and(bAvail, not(takeB));
 
-        WordPiece pieceA = wire("pieceA", new WordPiece(words));
-        set(pieceA.data, shiftDown(r.data, contentStart));
-        set(pieceA.count, countA);
-        set(pieceA.last, contentEnds);
-        WordPiece pieceB = wire("pieceB", new WordPiece(words));
-        set(pieceB.data, shiftDown(r.data, nextStart));
-        set(pieceB.count, countB);
-        set(pieceB.last, and(smallB, eq(eB, hiS)));
-        Bool validA = and(active, not(refuse), needA, statusOk);
-        for (int i = 0; i < LANES; i++) {
-            Bool isA = eq(laneSel, U(i, 2));
-            set(io.lanes.get(i).valid(), or(and(isA, validA), and(eq(laneNext, U(i, 2)), offerB)));
-            set(io.lanes.get(i).payload(), mux(isA, pieceA, pieceB));
-        }
-
-        Verdict v = verdicts.payload();
-        MpaRxStatus st = v.status;
-        set(verdicts.valid(), and(active, or(refuse, and(endsA, laneOk))));
-        set(st.bad, or(refuse, badA));
-        set(st.code, mux(lost, U(MpaErrorCode.TCP_CLOSED.code(), 8),
+        // Spans in half-words: A from its first content word, past the ULPDU_Length when the FPDU starts here; B
+        // from the half-word after its ULPDU_Length to the end of the row.
+        int sb = MpaRxPiece.spanBits(32 * words);
+        UInt skipHdr = mux(and(starting, hdrAvail), U(1, sb), U(0, sb));
+        UInt aFrom = add(shl(contentStart.resize(sb), 1), skipHdr);
+        UInt aTo = shl(contentEnd.resize(sb), 1);
+        Parsed v = parsed.payload();
+        MpaRxPiece pc = v.piece;
+        set(pc.conn, U(0, 1));
+        set(pc.data, r.data);
+        set(pc.aFrom, mux(and(needA, not(refuse)), aFrom, U(0, sb)));
+        set(pc.aTo, mux(and(needA, not(refuse)), aTo, U(0, sb)));
+        set(pc.bFrom, mux(canB, add(shl(nextStart.resize(sb), 1), U(1, sb)), U(0, sb)));
+        set(pc.bTo, mux(canB, shl(hi.resize(sb), 1), U(0, sb)));
+        set(pc.verdict, or(refuse, endsA));
+        set(pc.bad, or(refuse, badA));
+        set(pc.code, mux(lost, U(MpaErrorCode.TCP_CLOSED.code(), 8),
                 mux(tooLongA, U(MpaErrorCode.CRC_ERROR.code(), 8), U(MpaErrorCode.MARKER_ERROR.code(), 8))));
-        set(st.seq, mux(lost, r.rowOff, fpduOffA)); // a stream offset: the receiver adds seqStart after its FIFO
-        set(st.length, mux(starting, lengthA, ulpduLength));
-        set(v.lost, lost);
-        set(v.crcCheck, and(io.crc, not(refuse)));
+        set(pc.length, mux(starting, lengthA, ulpduLength));
+        set(v.seq, mux(lost, r.rowOff, fpduOffA)); // a stream offset: the receiver adds seqStart
+        set(v.crcCheck, and(io.crc, not(refuse), endsA));
         set(v.crcDiff, crcDiff);
+        set(parsed.valid(), and(active, wantOut));
 
         // The stage behind: the CRC compare, E-M2 (CRC_ERROR) ahead of a Marker error, and the parser stops taking
         // work the cycle the failing verdict is seen here (one beat after the FPDU's end may have been worked on by
         // then; it comes after the failing verdict, so the receiver discards it with the rest).
-        Verdict c = checked.payload();
+        Parsed c = checked.payload();
         crcBad = wire("crcBad", and(c.crcCheck, neq(c.crcDiff, B(0, 32))));
-        MpaRxStatus out = io.status.payload();
-        set(io.status.valid(), checked.valid());
-        set(checked.ready(), io.status.ready());
-        set(out.bad, or(c.status.bad, crcBad));
-        set(out.code, mux(crcBad, U(MpaErrorCode.CRC_ERROR.code(), 8), c.status.code));
-        set(out.seq, c.status.seq);
-        set(out.length, c.status.length);
+        MpaRxPiece out = io.pieces.payload();
+        set(io.pieces.valid(), checked.valid());
+        set(checked.ready(), io.pieces.ready());
+        set(out, c.piece);
+        Bool outBad = or(c.piece.bad, crcBad);
+        set(out.bad, outBad);
+        set(out.code, mux(crcBad, U(MpaErrorCode.CRC_ERROR.code(), 8), c.piece.code));
         when(and(checked.valid(), crcBad), () -> set(failed, True()));
+        Bool badSeen = regInit("badSeen", bool(), False());
+        UInt badSeq = regInit("badSeq", uint(32), U(0, 32));
+        when(and(io.pieces.fire(), c.piece.verdict, outBad, not(badSeen)), () -> {
+            set(badSeen, True());
+            set(badSeq, c.seq);
+        });
+        set(io.badSeq, badSeq);
 
-        set(pipe.ready(), or(failed, and(go, not(hold)), and(active, refuse, verdicts.ready())));
+        set(pipe.ready(), or(failed, and(go, not(hold)), and(active, refuse, parsed.ready())));
 
-        when(and(active, refuse, verdicts.ready()), () -> set(failed, True()));
+        when(and(active, refuse, parsed.ready()), () -> set(failed, True()));
         when(go, () -> {
             when(endsA, () -> {
-                set(laneSel, laneNext);
                 set(leadDone, False());
                 set(markerBad, False());
                 set(wp, mux(hold, nextStart, U(0, cw)));
                 when(badA, () -> set(failed, True()));
                 when(takeB, () -> {
                     set(inFpdu, True());
-                    UInt remB = sub(tB, countB.resize(RW));
+                    UInt remB = sub(tB, sub(hi, nextStart).resize(RW));
                     set(rem, remB);
                     set(remSmall, le(remB, U(words, RW)));
                     set(ulpduLength, lengthB);
@@ -366,11 +353,6 @@ public final class MpaRxParser extends HwComponent {
                 set(wp, U(0, cw));
             });
         });
-    }
-
-    /** The lane after {@code lane}, {@link #LANES} lanes in turn. */
-    static UInt nextLane(UInt lane) {
-        return mux(eq(lane, U(LANES - 1, 2)), U(0, 2), add(lane, U(1, 2)));
     }
 
     /** Word {@code index} of {@code data} (zero past the end). */
@@ -403,11 +385,6 @@ public final class MpaRxParser extends HwComponent {
             r = mux(eq(index, U(i, index.getBitsWidth())), range(fields, width * i + width - 1, width * i), r);
         }
         return r;
-    }
-
-    /** {@code data} moved down by {@code index} words. */
-    static Bits shiftDown(Bits data, UInt index) {
-        return data.$bar$greater$greater(concat(index.asBits(), B(0, 5)).asUInt());
     }
 
     /**
