@@ -106,12 +106,14 @@ public final class MpaRxParser extends HwComponent {
      * ({@code crcDiff}, zero when they agree; compared when {@code crcCheck}).
      */
     public static final class Parsed extends HwBundle {
+        public final int dataWidth;
         public final MpaRxPiece piece;
         public final UInt seq;
         public final Bool crcCheck;
         public final Bits crcDiff;
 
         public Parsed(int dataWidth) {
+            this.dataWidth = dataWidth;
             piece = field("piece", new MpaRxPiece(dataWidth, 1));
             seq = field("seq", uint(32));
             crcCheck = field("crcCheck", bool());
@@ -276,16 +278,16 @@ public final class MpaRxParser extends HwComponent {
         // from the half-word after its ULPDU_Length to the end of the row.
         int sb = MpaRxPiece.spanBits(32 * words);
         UInt skipHdr = mux(and(starting, hdrAvail), U(1, sb), U(0, sb));
-        UInt aFrom = add(shl(contentStart.resize(sb), 1), skipHdr);
-        UInt aTo = shl(contentEnd.resize(sb), 1);
+        UInt aFrom = add(shl(contentStart, 1).resize(sb), skipHdr);
+        UInt aTo = shl(contentEnd, 1).resize(sb);
         Parsed v = parsed.payload();
         MpaRxPiece pc = v.piece;
         set(pc.conn, U(0, 1));
         set(pc.data, r.data);
         set(pc.aFrom, mux(and(needA, not(refuse)), aFrom, U(0, sb)));
         set(pc.aTo, mux(and(needA, not(refuse)), aTo, U(0, sb)));
-        set(pc.bFrom, mux(canB, add(shl(nextStart.resize(sb), 1), U(1, sb)), U(0, sb)));
-        set(pc.bTo, mux(canB, shl(hi.resize(sb), 1), U(0, sb)));
+        set(pc.bFrom, mux(canB, add(shl(nextStart, 1).resize(sb), U(1, sb)), U(0, sb)));
+        set(pc.bTo, mux(canB, shl(hi, 1).resize(sb), U(0, sb)));
         set(pc.verdict, or(refuse, endsA));
         set(pc.bad, or(refuse, badA));
         set(pc.code, mux(lost, U(MpaErrorCode.TCP_CLOSED.code(), 8),
@@ -304,7 +306,14 @@ public final class MpaRxParser extends HwComponent {
         MpaRxPiece out = io.pieces.payload();
         set(io.pieces.valid(), checked.valid());
         set(checked.ready(), io.pieces.ready());
-        set(out, c.piece);
+        set(out.conn, c.piece.conn);
+        set(out.data, c.piece.data);
+        set(out.aFrom, c.piece.aFrom);
+        set(out.aTo, c.piece.aTo);
+        set(out.bFrom, c.piece.bFrom);
+        set(out.bTo, c.piece.bTo);
+        set(out.verdict, c.piece.verdict);
+        set(out.length, c.piece.length);
         Bool outBad = or(c.piece.bad, crcBad);
         set(out.bad, outBad);
         set(out.code, mux(crcBad, U(MpaErrorCode.CRC_ERROR.code(), 8), c.piece.code));
