@@ -152,6 +152,9 @@ public final class MpaRxHold extends HwComponent {
         this.dataWidth = dataWidth;
         this.n = n;
         this.regionRows = regionRows;
+        if (n > 1) {
+            setDefinitionName("MpaRxHold_n" + n, true); // one module per connection count
+        }
         noIoPrefix();
         io = io(new Io(dataWidth, n));
         Streams.axisNames(io.piece, "piece");
