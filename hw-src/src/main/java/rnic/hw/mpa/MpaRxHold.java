@@ -25,7 +25,7 @@ import spinal.lib.Stream;
  *
  * <pre>
  *  piece ──► accept ──► s1: rotate + write ──► 2w lane RAMs (16 bit × n·R, read synchronously)
- *   (MpaRxPiece)  │ wptr, used        │ verdict                      │
+ *   (MpaRxPiece)  │ wptr, space       │ verdict                      │
  *                 │                   ▼                              ▼
  *                 │          descriptor FIFO ──► head ──► cur: read a beat ──► v1: rotate ──► skid ──► ulpdu
  *                 │          (all connections,    │ skip, drop, error          (RAM out)
@@ -38,8 +38,9 @@ import spinal.lib.Stream;
  * {@code r} or {@code r + 1}), so no lane needs a second port or byte enables, and each maps to block RAM.
  *
  * <p><b>Writer</b> (one piece per cycle). A piece of connection c is accepted when its {@code cnt = |A| + |B|}
- * half-words fit: {@code used[c] + cnt ≤ RH} ({@code used[c]}: written and not yet freed). Accepting advances
- * {@code wptr[c]} by {@code cnt} (wrapping inside the region) and adds {@code cnt} to {@code used[c]}. The next cycle
+ * half-words fit: {@code cnt ≤ space[c]} ({@code space[c]}: RH less the half-words written and not yet freed).
+ * Accepting advances {@code wptr[c]} by {@code cnt} (wrapping inside the region) and takes {@code cnt} from
+ * {@code space[c]}. The next cycle
  * rotates span A to lane {@code wptr mod 2w} and B right behind it (two half-word rotators and a select per lane),
  * writes the lanes, and pushes a {@link MpaRxDesc} if the piece has a verdict. A full descriptor FIFO holds that stage
  * and so the input. After a bad verdict the connection's further pieces are taken and dropped.
@@ -60,14 +61,16 @@ import spinal.lib.Stream;
  * </ul>
  *
  * <p><b>Flow control</b> (docs/shared-mpa.md §3.3). {@code room[c]} (registered) is high when the writer can take one more piece
- * of {@code 2w} half-words for c ({@code used[c] ≤ RH − 2w}), or c's pieces are being dropped. The writer also stalls
+ * of {@code 2w} half-words for c ({@code space[c] ≥ 2w}), or c's pieces are being dropped. The writer also stalls
  * by itself on a piece that does not fit, so nothing unread is overwritten whatever the parser does. No deadlock as
  * long as a region holds one largest ULPDU's stored half-words plus {@code 2w} (span B of the piece carrying its
  * verdict): the reader never waits on the writer.
  *
- * <p><b>Clear.</b> While {@code clear[c]} is high, c is forgotten: {@code wptr}, {@code rptr}, {@code used},
- * {@code failed} and its writer-side error flag go back to 0, its piece in the writer stage is dropped, its pieces on
- * {@code piece} are taken and dropped, and its descriptors still queued are skipped exactly ({@code skip[c] :=
+ * <p><b>Clear.</b> While {@code clear[c]} is high, c is forgotten: {@code wptr}, {@code rptr}, {@code failed} and
+ * its writer-side error flag go back to 0 and {@code space} to RH, its piece in the writer stage is dropped, its pieces
+ * on {@code piece} are taken and dropped, its pieces already inside the two entry registers are dropped when they
+ * reach the writer (each carries c's epoch from when it came in, and a rising {@code clear[c]} moves that epoch on),
+ * and its descriptors still queued are skipped exactly ({@code skip[c] :=
  * descCount[c]}: the reader drops that many of c's descriptors, which are the oldest of c in the FIFO). Contract:
  * {@code clear[c]} is not raised while {@code mid[c]} is high. {@code mid[c]}: a ULPDU of c is inside the reader,
  * from when its descriptor is taken until its last beat is taken from {@code ulpdu} (as {@code rxMid} in
@@ -75,8 +78,10 @@ import spinal.lib.Stream;
  *
  * <p><b>Timing.</b> One piece per cycle into the writer, one beat per cycle out of the reader, ULPDUs back to back
  * (the next descriptor is taken in the cycle the last beat of the one before is read). A ULPDU's first beat is shown
- * four cycles after the piece carrying its verdict was taken, at the earliest (write and descriptor push, FIFO, RAM
- * read). {@code ulpdu} leaves through a skid buffer ({@code s2mPipe}), so its ready reaches no RAM address.
+ * six cycles after the piece carrying its verdict was taken, at the earliest (counting register, write and
+ * descriptor push, FIFO, head register, RAM read). {@code piece} enters through a skid buffer ({@code s2mPipe}), so {@code piece.ready}
+ * is a register and the writer's fit check reaches nothing upstream; {@code ulpdu} leaves through another, so its
+ * ready reaches no RAM address.
  */
 public final class MpaRxHold extends HwComponent {
     /** Smallest descriptor FIFO (the 16 verdicts {@link MpaRxDeframer} queues per connection). */
@@ -92,6 +97,29 @@ public final class MpaRxHold extends HwComponent {
             this.n = n;
             conn = field("conn", uint(MpaRxPiece.connBits(n)));
             code = field("code", uint(8));
+        }
+    }
+
+    /**
+     * A piece on its way in: its connection's epoch when it came in, and (from the counting register on) its
+     * half-words, {@code na = |A|}, {@code cnt = |A| + |B|}.
+     */
+    public static final class Counted extends HwBundle {
+        public final int dataWidth;
+        public final int n;
+        public final MpaRxPiece piece;
+        public final Bool epoch;
+        public final UInt na;
+        public final UInt cnt;
+
+        public Counted(int dataWidth, int n) {
+            this.dataWidth = dataWidth;
+            this.n = n;
+            int sb = MpaRxPiece.spanBits(dataWidth);
+            piece = field("piece", new MpaRxPiece(dataWidth, n));
+            epoch = field("epoch", bool());
+            na = field("na", uint(sb));
+            cnt = field("cnt", uint(sb + 1));
         }
     }
 
@@ -184,7 +212,7 @@ public final class MpaRxHold extends HwComponent {
         // ---- per-connection state (flip-flops)
         List<UInt> wptr = new ArrayList<>();
         List<UInt> rptr = new ArrayList<>();
-        List<UInt> used = new ArrayList<>();
+        List<UInt> space = new ArrayList<>();
         List<Bool> dead = new ArrayList<>();
         List<Bool> failed = new ArrayList<>();
         List<UInt> skip = new ArrayList<>();
@@ -193,12 +221,20 @@ public final class MpaRxHold extends HwComponent {
         for (int c = 0; c < n; c++) {
             wptr.add(regInit("wptr_" + c, uint(hb), U(0, hb)));
             rptr.add(regInit("rptr_" + c, uint(hb), U(0, hb)));
-            used.add(regInit("used_" + c, uint(ub), U(0, ub)));
+            space.add(regInit("space_" + c, uint(ub), U(rh, ub)));
             dead.add(regInit("dead_" + c, bool(), False()));
             failed.add(regInit("failed_" + c, bool(), False()));
             skip.add(regInit("skip_" + c, uint(db), U(0, db)));
             descCount.add(regInit("descCount_" + c, uint(db), U(0, db)));
             room.add(regInit("room_" + c, bool(), True()));
+        }
+        List<Bool> epoch = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            Bool e = regInit("epoch_" + c, bool(), False());
+            Bool clearWas = regInit("clearWas_" + c, bool(), False());
+            set(clearWas, io.clear.apply(c));
+            when(and(io.clear.apply(c), not(clearWas)), () -> set(e, not(e)));
+            epoch.add(e);
         }
         List<Bool> clear = new ArrayList<>();
         List<Bool> deliver = new ArrayList<>();
@@ -208,14 +244,35 @@ public final class MpaRxHold extends HwComponent {
         }
 
         // ================================================================ writer, stage 0: accept
-        MpaRxPiece p = io.piece.payload();
+        // In through a skid buffer (piece.ready is a register: the fit check below drives no ready outside this
+        // block), then a register stage that counts the piece's half-words, so the check starts from registers.
+        // A piece of a connection under clear is dropped at the port; one already inside carries its connection's
+        // epoch from when it came in, and clear moves the epoch on, so the writer drops it too.
+        Bool clearPort = pick(clear, io.piece.payload().conn);
+        Stream<Counted> entry = Streams.stream(() -> new Counted(dataWidth, n));
+        Counted e0 = entry.payload();
+        set(e0.piece, io.piece.payload());
+        set(e0.epoch, pick(epoch, io.piece.payload().conn));
+        set(e0.na, U(0, sb));
+        set(e0.cnt, U(0, sb + 1));
+        set(entry.valid(), and(io.piece.valid(), not(clearPort)));
+        set(io.piece.ready(), or(entry.ready(), clearPort));
+        Stream<Counted> skid = Streams.s2mPipe(entry);
+        Counted counting = wire("counting", new Counted(dataWidth, n));
+        MpaRxPiece sp = skid.payload().piece;
+        UInt spA = sub(sp.aTo, sp.aFrom);
+        set(counting.piece, sp);
+        set(counting.epoch, skid.payload().epoch);
+        set(counting.na, spA);
+        set(counting.cnt, add(spA.resize(sb + 1), sub(sp.bTo, sp.bFrom).resize(sb + 1)));
+        Stream<Counted> in = Streams.m2sPipe(Streams.translateWith(skid, counting));
+        MpaRxPiece p = in.payload().piece;
         UInt inConn = p.conn;
-        UInt na = wire("na", sub(p.aTo, p.aFrom));
-        UInt nbb = sub(p.bTo, p.bFrom);
-        UInt cnt = wire("cnt", add(na.resize(sb + 1), nbb.resize(sb + 1)));
-        UInt inUsed = pick(used, inConn);
-        Bool fits = wire("fits", le(add(inUsed.resize(ub + 2), cnt.resize(ub + 2)), U(rh, ub + 2)));
-        Bool dropIn = wire("dropIn", or(pick(clear, inConn), pick(dead, inConn)));
+        UInt na = in.payload().na;
+        UInt cnt = in.payload().cnt;
+        Bool fits = wire("fits", le(cnt.resize(ub), pick(space, inConn)));
+        Bool stale = neq(in.payload().epoch, pick(epoch, inConn));
+        Bool dropIn = wire("dropIn", or(pick(clear, inConn), pick(dead, inConn), stale));
 
         Bool s1Valid = regInit("s1Valid", bool(), False());
         UInt s1Conn = reg("s1Conn", uint(cb));
@@ -233,8 +290,8 @@ public final class MpaRxHold extends HwComponent {
         Stream<MpaRxDesc> descIn = wire("descIn", Streams.stream(() -> new MpaRxDesc(n)));
         Bool killed = wire("killed", and(s1Valid, pick(clear, s1Conn)));
         Bool s1Free = wire("s1Free", or(not(s1Valid), killed, not(s1Verdict), descIn.ready()));
-        Bool accept = wire("accept", and(io.piece.valid(), not(dropIn), s1Free, fits));
-        set(io.piece.ready(), or(dropIn, and(s1Free, fits)));
+        Bool accept = wire("accept", and(in.valid(), not(dropIn), s1Free, fits));
+        set(in.ready(), or(dropIn, and(s1Free, fits)));
         UInt wptrIn = pick(wptr, inConn);
         UInt wptrNext = wire("wptrNext", wrapAdd(wptrIn, cnt, rh, hb));
         when(s1Free, () -> {
@@ -274,7 +331,9 @@ public final class MpaRxHold extends HwComponent {
         set(descIn.payload().bad, s1Bad);
         set(descIn.payload().length, s1Length);
 
-        Stream<MpaRxDesc> head = descriptors <= 16 ? Streams.regFifo(descIn, descriptors, 1)
+        // The head is a register either way: the reader's beat count and pointer update start from it, not from the
+        // FIFO's read mux.
+        Stream<MpaRxDesc> head = descriptors <= 16 ? Streams.m2sPipe(Streams.regFifo(descIn, descriptors, 1))
                 : Streams.fifo(descIn, descriptors, 2);
 
         // ================================================================ reader
@@ -382,11 +441,12 @@ public final class MpaRxHold extends HwComponent {
             Bool acceptC = and(accept, inC);
             Bool freeC = and(freeValid, isConn(freeConn, c, n));
             Bool headC = isConn(hc, c, n);
-            UInt plus = mux(acceptC, cnt.resize(ub), U(0, ub));
-            UInt minus = mux(freeC, freeAmt, U(0, ub));
-            UInt usedNext = wire("usedNext_" + c, mux(clear.get(c), U(0, ub), sub(add(used.get(c), plus), minus)));
-            set(used.get(c), usedNext);
-            set(room.get(c), or(clear.get(c), dead.get(c), le(usedNext, U(rh - k2, ub))));
+            // Both outcomes are worked out from registers; the accept decision only picks one (timing).
+            UInt freed = wire("freed_" + c, add(space.get(c), mux(freeC, freeAmt, U(0, ub))));
+            UInt taken1 = wire("spaceTaken_" + c, sub(freed, cnt.resize(ub)));
+            Bool roomIf = mux(acceptC, ge(taken1, U(k2, ub)), ge(freed, U(k2, ub)));
+            set(space.get(c), mux(clear.get(c), U(rh, ub), mux(acceptC, taken1, freed)));
+            set(room.get(c), or(clear.get(c), dead.get(c), roomIf));
             set(io.room.apply(c), room.get(c));
             when(acceptC, () -> set(wptr.get(cc), wptrNext));
             when(and(acceptC, p.verdict, p.bad), () -> set(dead.get(cc), True()));
