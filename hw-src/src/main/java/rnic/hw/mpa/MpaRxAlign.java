@@ -52,6 +52,8 @@ public final class MpaRxAlign extends HwComponent {
         public final Bool fin;
         /** The beat starts where the one before it ended (the first: at {@code seqStart}). */
         public final Bool inOrder;
+        /** Octets in the beat (ones of {@code tkeep}). */
+        public final UInt count;
 
         public InBeat(int dataWidth) {
             this.dataWidth = dataWidth;
@@ -59,6 +61,7 @@ public final class MpaRxAlign extends HwComponent {
             tkeep = field("tkeep", bits(dataWidth / 8));
             fin = field("fin", bool());
             inOrder = field("inOrder", bool());
+            count = field("count", uint(log2Up(dataWidth / 4)));
         }
     }
 
@@ -112,19 +115,22 @@ public final class MpaRxAlign extends HwComponent {
         Bool first = regInit("first", bool(), True());
         nextSeq = regInit("nextSeq", uint(32), U(0, 32));
         Bool inOrderIn = mux(first, eq(raw.seq, io.seqStart), eq(raw.seq, nextSeq));
+        UInt rawCount = CountOne$.MODULE$.apply(raw.tkeep).resize(sw);
         when(io.input.fire(), () -> {
             set(first, False());
-            set(nextSeq, add(raw.seq, CountOne$.MODULE$.apply(raw.tkeep).resize(32)));
+            set(nextSeq, add(raw.seq, rawCount.resize(32)));
         });
         InBeat inBeat = wire("inBeat", new InBeat(dataWidth));
         set(inBeat.tdata, raw.tdata);
         set(inBeat.tkeep, raw.tkeep);
         set(inBeat.fin, raw.fin);
         set(inBeat.inOrder, inOrderIn);
-        Stream<InBeat> input = Streams.m2sPipe(Streams.translateWith(io.input, inBeat));
+        set(inBeat.count, rawCount);
+        // Behind the register a skid buffer: the front stage's enables (nextSeq) wait on no ready from the aligner.
+        Stream<InBeat> input = Streams.s2mPipe(Streams.m2sPipe(Streams.translateWith(io.input, inBeat)));
         InBeat in = input.payload();
         Bool inOrder = in.inOrder;
-        UInt count = CountOne$.MODULE$.apply(in.tkeep).resize(sw);
+        UInt count = in.count; // counted in the front stage: off the path to the enables
         UInt expected = expOff;
         Bool take = and(input.valid(), not(lost), inOrder);
         Bool hole = and(input.valid(), not(lost), not(inOrder));

@@ -144,9 +144,14 @@ public final class MpaRxDeframer extends HwComponent {
         failed = regInit("failed", bool(), False());
         errorCode = regInit("errorCode", uint(8), U(0, 8));
         errorSeq = regInit("errorSeq", uint(32), U(0, 32));
-        when(and(hold.io.error.valid(), not(failed)), () -> {
+        // The store's report is registered first (timing: it is decided by the store's reader handshake).
+        Bool errValid = regInit("errValid", bool(), False());
+        UInt errCode = reg("errCode", uint(8));
+        set(errValid, hold.io.error.valid());
+        set(errCode, hold.io.error.payload().code);
+        when(and(errValid, not(failed)), () -> {
             set(failed, True());
-            set(errorCode, hold.io.error.payload().code);
+            set(errorCode, errCode);
             set(errorSeq, add(io.seqStart, parser.io.badSeq)); // the parser's offset is from the stream's start
         });
         set(io.failed, failed);

@@ -45,8 +45,8 @@ import spinal.lib.Stream;
  * writes the lanes, and pushes a {@link MpaRxDesc} if the piece has a verdict. A full descriptor FIFO holds that stage
  * and so the input. After a bad verdict the connection's further pieces are taken and dropped.
  *
- * <p><b>Descriptors.</b> One FIFO for all connections, {@code max(16, 4·n)} deep (registers up to 16 entries, block RAM
- * above), in verdict order. The reader takes them in order:
+ * <p><b>Descriptors.</b> One FIFO for all connections, {@code max(16, 4·n)} deep (a memory read synchronously, so
+ * block RAM or LUT RAM), in verdict order. The reader takes them in order:
  * <ul>
  *   <li>good, {@code deliver[c]} high: it reads the ULPDU's {@code max(1, ⌈L / (W/8)⌉)} beats, one per cycle, from
  *       {@code rptr[c]} (lane i of beat j reads half-word {@code h + ((i − h) mod 2w)}, {@code h = rptr + 2w·j}; the
@@ -78,10 +78,10 @@ import spinal.lib.Stream;
  *
  * <p><b>Timing.</b> One piece per cycle into the writer, one beat per cycle out of the reader, ULPDUs back to back
  * (the next descriptor is taken in the cycle the last beat of the one before is read). A ULPDU's first beat is shown
- * six cycles after the piece carrying its verdict was taken, at the earliest (counting register, write and
- * descriptor push, FIFO, head register, RAM read). {@code piece} enters through a skid buffer ({@code s2mPipe}), so {@code piece.ready}
- * is a register and the writer's fit check reaches nothing upstream; {@code ulpdu} leaves through another, so its
- * ready reaches no RAM address.
+ * seven cycles after the piece carrying its verdict was taken, at the earliest (counting register, write and
+ * descriptor push, two in the FIFO, head register, RAM read). {@code piece} enters
+ * through a skid buffer ({@code s2mPipe}), so {@code piece.ready} is a register and the writer's fit check reaches
+ * nothing upstream; {@code ulpdu} leaves through another, so its ready reaches no RAM address.
  */
 public final class MpaRxHold extends HwComponent {
     /** Smallest descriptor FIFO (the 16 verdicts {@link MpaRxDeframer} queues per connection). */
@@ -120,6 +120,23 @@ public final class MpaRxHold extends HwComponent {
             epoch = field("epoch", bool());
             na = field("na", uint(sb));
             cnt = field("cnt", uint(sb + 1));
+        }
+    }
+
+    /** The descriptor at the reader's head, with its ULPDU's stored half-words and beats. */
+    public static final class Head extends HwBundle {
+        public final int n;
+        public final int beatBits;
+        public final MpaRxDesc desc;
+        public final UInt stored;
+        public final UInt beats;
+
+        public Head(int n, int beatBits) {
+            this.n = n;
+            this.beatBits = beatBits;
+            desc = field("desc", new MpaRxDesc(n));
+            stored = field("stored", uint(16));
+            beats = field("beats", uint(beatBits));
         }
     }
 
@@ -331,10 +348,17 @@ public final class MpaRxHold extends HwComponent {
         set(descIn.payload().bad, s1Bad);
         set(descIn.payload().length, s1Length);
 
-        // The head is a register either way: the reader's beat count and pointer update start from it, not from the
-        // FIFO's read mux.
-        Stream<MpaRxDesc> head = descriptors <= 16 ? Streams.m2sPipe(Streams.regFifo(descIn, descriptors, 1))
-                : Streams.fifo(descIn, descriptors, 2);
+        // The head is a register, with the ULPDU's stored half-words and beats worked out in front of it: the
+        // reader's pointer update and beat count start from registers, not from the FIFO's read mux.
+        Stream<MpaRxDesc> popped = Streams.fifo(descIn, descriptors, 2);
+        Head h0 = wire("headIn", new Head(n, bw));
+        UInt pl = popped.payload().length;
+        set(h0.desc, popped.payload());
+        set(h0.stored, stored(pl));
+        // ⌈L / (W/8)⌉ as whole beats plus one for a partial one, at least 1.
+        Bool partBeat = or(neq(range(pl, octetShift - 1, 0), U(0, octetShift)), eq(pl, U(0, 16)));
+        set(h0.beats, add(shr(pl, octetShift).resize(bw), mux(partBeat, U(1, bw), U(0, bw))));
+        Stream<Head> head = Streams.m2sPipe(Streams.translateWith(popped, h0));
 
         // ================================================================ reader
         Bool curValid = regInit("curValid", bool(), False());
@@ -354,7 +378,7 @@ public final class MpaRxHold extends HwComponent {
         Streams.connect(Streams.s2mPipe(beats), io.ulpdu);
         Bool adv = wire("adv", or(not(v1), beats.ready()));
         Bool issue = wire("issue", and(curValid, adv));
-        Bool curLast = wire("curLast", eq(curLeft, U(1, bw)));
+        Bool curLast = regInit("curLast", bool(), False()); // curLeft = 1, kept as a register (timing)
         Bool lastIssue = wire("lastIssue", and(issue, curLast));
 
         UInt rLane = range(curH, lk - 1, 0);
@@ -380,6 +404,7 @@ public final class MpaRxHold extends HwComponent {
         when(issue, () -> {
             set(curH, wrapAdd(curH, U(k2, lk + 1), rh, hb));
             set(curLeft, sub(curLeft, U(1, bw)));
+            set(curLast, eq(curLeft, U(2, bw)));
             when(curLast, () -> set(curValid, False()));
         });
 
@@ -393,7 +418,7 @@ public final class MpaRxHold extends HwComponent {
         }
 
         // ---- the descriptor at the head
-        MpaRxDesc hd = head.payload();
+        MpaRxDesc hd = head.payload().desc;
         UInt hc = hd.conn;
         Bool hSkip = wire("hSkip", or(neq(pick(skip, hc), U(0, db)), pick(clear, hc)));
         Bool hTake = wire("hTake", and(pick(deliver, hc), not(pick(failed, hc))));
@@ -406,11 +431,8 @@ public final class MpaRxHold extends HwComponent {
         Bool popLoad = wire("popLoad", and(not(hSkip), not(hd.bad), hTake, or(not(curValid), lastIssue)));
         set(head.ready(), or(popSkip, popBad, popDrop, popLoad));
         Bool taken = wire("taken", and(head.fire(), not(hSkip), not(hd.bad))); // loaded or dropped: rptr moves
-        UInt hStored = wire("hStored", stored(hd.length));
-        // ⌈L / (W/8)⌉ as whole beats plus one for a partial one, at least 1.
-        UInt wholeBeats = shr(hd.length, octetShift).resize(bw);
-        Bool partBeat = or(neq(range(hd.length, octetShift - 1, 0), U(0, octetShift)), eq(hd.length, U(0, 16)));
-        UInt hBeats = wire("hBeats", add(wholeBeats, mux(partBeat, U(1, bw), U(0, bw))));
+        UInt hStored = wire("hStored", head.payload().stored);
+        UInt hBeats = wire("hBeats", head.payload().beats);
         UInt rptrHead = pick(rptr, hc);
         UInt rptrNext = wire("rptrNext", wrapAdd(rptrHead, hStored, rh, hb));
         when(and(head.fire(), popLoad), () -> {
@@ -420,6 +442,7 @@ public final class MpaRxHold extends HwComponent {
             set(curH, rptrHead);
             set(curBase, pick(bases, hc));
             set(curLeft, hBeats);
+            set(curLast, eq(hBeats, U(1, bw)));
             set(curFree, hStored.resize(ub));
         });
 
@@ -430,9 +453,16 @@ public final class MpaRxHold extends HwComponent {
         set(io.error.payload().code, range(hd.length, 7, 0));
 
         // ---- space freed: the last beat of a ULPDU read, or a dropped one (never both in one cycle)
-        Bool freeValid = wire("freeValid", or(lastIssue, and(head.fire(), popDrop)));
-        UInt freeConn = wire("freeConn", mux(lastIssue, curConn, hc));
-        UInt freeAmt = wire("freeAmt", mux(lastIssue, curFree, hStored.resize(ub)));
+        // Given back a cycle later (registered, timing): space is only ever under-counted, never over. A free of a
+        // connection under clear is forgotten with the rest of it.
+        Bool freeNow = or(lastIssue, and(head.fire(), popDrop));
+        UInt freeConnNow = mux(lastIssue, curConn, hc);
+        Bool freeValid = regInit("freeValid", bool(), False());
+        UInt freeConn = reg("freeConn", uint(cb));
+        UInt freeAmt = reg("freeAmt", uint(ub));
+        set(freeValid, and(freeNow, not(pick(clear, freeConnNow))));
+        set(freeConn, freeConnNow);
+        set(freeAmt, mux(lastIssue, curFree, hStored.resize(ub)));
 
         // ---- per-connection updates
         for (int c = 0; c < n; c++) {
