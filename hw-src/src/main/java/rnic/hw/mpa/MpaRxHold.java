@@ -100,26 +100,55 @@ public final class MpaRxHold extends HwComponent {
         }
     }
 
-    /**
-     * A piece on its way in: its connection's epoch when it came in, and (from the counting register on) its
-     * half-words, {@code na = |A|}, {@code cnt = |A| + |B|}.
-     */
-    public static final class Counted extends HwBundle {
+    /** A piece in the entry skid buffer, with its connection's epoch from when it came in. */
+    public static final class Entering extends HwBundle {
         public final int dataWidth;
         public final int n;
         public final MpaRxPiece piece;
         public final Bool epoch;
+
+        public Entering(int dataWidth, int n) {
+            this.dataWidth = dataWidth;
+            this.n = n;
+            piece = field("piece", new MpaRxPiece(dataWidth, n));
+            epoch = field("epoch", bool());
+        }
+    }
+
+    /**
+     * A piece in the counting register: what the writer needs of it, its half-words counted ({@code na = |A|},
+     * {@code cnt = |A| + |B|}), the starts of its spans modulo 2w (the rotations need no more), and the descriptor
+     * word ({@code word}: ULPDU_Length, or the Error Code of a bad verdict).
+     */
+    public static final class Counted extends HwBundle {
+        public final int dataWidth;
+        public final int n;
+        public final UInt conn;
+        public final Bits data;
+        public final Bool epoch;
+        public final UInt aLow;
+        public final UInt bLow;
         public final UInt na;
         public final UInt cnt;
+        public final Bool verdict;
+        public final Bool bad;
+        public final UInt word;
 
         public Counted(int dataWidth, int n) {
             this.dataWidth = dataWidth;
             this.n = n;
             int sb = MpaRxPiece.spanBits(dataWidth);
-            piece = field("piece", new MpaRxPiece(dataWidth, n));
+            int lk = log2Up(2 * (dataWidth / 32));
+            conn = field("conn", uint(MpaRxPiece.connBits(n)));
+            data = field("data", bits(dataWidth));
             epoch = field("epoch", bool());
+            aLow = field("aLow", uint(lk));
+            bLow = field("bLow", uint(lk));
             na = field("na", uint(sb));
             cnt = field("cnt", uint(sb + 1));
+            verdict = field("verdict", bool());
+            bad = field("bad", bool());
+            word = field("word", uint(16));
         }
     }
 
@@ -266,24 +295,28 @@ public final class MpaRxHold extends HwComponent {
         // A piece of a connection under clear is dropped at the port; one already inside carries its connection's
         // epoch from when it came in, and clear moves the epoch on, so the writer drops it too.
         Bool clearPort = pick(clear, io.piece.payload().conn);
-        Stream<Counted> entry = Streams.stream(() -> new Counted(dataWidth, n));
-        Counted e0 = entry.payload();
+        Stream<Entering> entry = Streams.stream(() -> new Entering(dataWidth, n));
+        Entering e0 = entry.payload();
         set(e0.piece, io.piece.payload());
         set(e0.epoch, pick(epoch, io.piece.payload().conn));
-        set(e0.na, U(0, sb));
-        set(e0.cnt, U(0, sb + 1));
         set(entry.valid(), and(io.piece.valid(), not(clearPort)));
         set(io.piece.ready(), or(entry.ready(), clearPort));
-        Stream<Counted> skid = Streams.s2mPipe(entry);
+        Stream<Entering> skid = Streams.s2mPipe(entry);
         Counted counting = wire("counting", new Counted(dataWidth, n));
         MpaRxPiece sp = skid.payload().piece;
         UInt spA = sub(sp.aTo, sp.aFrom);
-        set(counting.piece, sp);
+        set(counting.conn, sp.conn);
+        set(counting.data, sp.data);
         set(counting.epoch, skid.payload().epoch);
+        set(counting.aLow, range(sp.aFrom, lk - 1, 0));
+        set(counting.bLow, range(sp.bFrom, lk - 1, 0));
         set(counting.na, spA);
         set(counting.cnt, add(spA.resize(sb + 1), sub(sp.bTo, sp.bFrom).resize(sb + 1)));
+        set(counting.verdict, sp.verdict);
+        set(counting.bad, sp.bad);
+        set(counting.word, mux(sp.bad, sp.code.resize(16), sp.length));
         Stream<Counted> in = Streams.m2sPipe(Streams.translateWith(skid, counting));
-        MpaRxPiece p = in.payload().piece;
+        Counted p = in.payload();
         UInt inConn = p.conn;
         UInt na = in.payload().na;
         UInt cnt = in.payload().cnt;
@@ -315,15 +348,15 @@ public final class MpaRxHold extends HwComponent {
             set(s1Valid, accept);
             set(s1Conn, inConn);
             set(s1Data, p.data);
-            set(s1AFrom, range(p.aFrom, lk - 1, 0));
+            set(s1AFrom, p.aLow);
             set(s1Na, na);
-            set(s1BFrom, range(p.bFrom, lk - 1, 0));
+            set(s1BFrom, p.bLow);
             set(s1Cnt, cnt);
             set(s1H, wptrIn);
             set(s1Base, pick(bases, inConn));
             set(s1Verdict, p.verdict);
             set(s1Bad, p.bad);
-            set(s1Length, mux(p.bad, p.code.resize(16), p.length));
+            set(s1Length, p.word);
         });
 
         // ================================================================ writer, stage 1: rotate, write, verdict
