@@ -55,6 +55,8 @@ public final class Blocks {
             blocks.add(new Block("MpaRxDeframer", () -> new MpaRxDeframer(width)));
             blocks.add(new Block("MpaRxHold",
                     () -> new rnic.hw.mpa.MpaRxHold(rnic.hw.mpa.MpaRxConfig.defaults(width), 4)));
+            blocks.add(new Block("MpaRxShared",
+                    () -> new rnic.hw.mpa.MpaRxShared(rnic.hw.mpa.MpaRxConfig.defaults(width), 4)));
             DdpConfig ddp = DdpConfig.defaults().withDataWidth(width);
             blocks.add(new Block("DdpRxHeader", () -> new DdpRxHeader(ddp)));
         }

@@ -10,6 +10,7 @@ import rnic.hdl.Streams;
 import spinal.core.Bits;
 import spinal.core.Bool;
 import spinal.core.UInt;
+import spinal.core.Vec;
 import spinal.lib.CountOne$;
 import spinal.lib.Stream;
 
@@ -26,6 +27,19 @@ import spinal.lib.Stream;
  * complete word and drops everything after it. The end of the stream ({@code fin}: the peer's FIN or RST, MPA-41) is
  * treated the same way once the octets of its beat are in: a {@code lost} row after the last complete word, so every
  * FPDU completed before the FIN is still validated and delivered and then the receiver reports E-M1.
+ *
+ * <p><b>Shared by {@code n ≥ 1} connections</b> ({@link MpaRxShared}; {@code n = 0} is the one-connection aligner of
+ * {@link MpaRxDeframer}, unchanged): every input beat carries its connection ({@code inConn}, with the beat), every
+ * output row its {@code conn}. The in-order test keeps {@code first}/{@code nextSeq} per connection. The aligner's state
+ * is the live registers above plus, for {@code n ≥ 2}, a table of one compact entry per connection (docs/shared-mpa.md
+ * §2.3: {@code expOff}, the partial word at {@code sent}, {@code lost}), written back when a beat of another connection
+ * is taken and read (asynchronously, registers) for it. The compact form is exact only when the live connection has
+ * nothing pending (complete words not yet handed on, or a hole not yet reported), so a beat of another connection waits
+ * while the live one is stepped without input until nothing is pending (flush before switch: ≤ 2 cycles, only then).
+ * {@code clear[c]} forgets connection c: its table entry and, when live, the live registers go back to their reset
+ * values, and its beats and rows inside the aligner's registers are dropped. {@code consumed}/{@code emitted} report,
+ * per cycle, a beat taken by the aligning stage and a row handed on by it, with their connections (the shared
+ * receiver's flow control counts them).
  */
 public final class MpaRxAlign extends HwComponent {
 
@@ -35,12 +49,28 @@ public final class MpaRxAlign extends HwComponent {
         public final Stream<TcpRxBeat> input;
         public final Stream<MpaRxRow> output;
         public final UInt seqStart;
+        public final int n;
+        /** Shared ({@code n ≥ 1}) only, else null: the input beat's connection, the clears, the stage's events. */
+        public final UInt inConn;
+        public final Vec<Bool> clear;
+        public final Bool consumed;
+        public final UInt consumedConn;
+        public final Bool emitted;
+        public final UInt emittedConn;
 
-        public Io(int dataWidth) {
+        public Io(int dataWidth, int n) {
             this.dataWidth = dataWidth;
+            this.n = n;
             input = field("input", Streams.slaveStream(() -> new TcpRxBeat(dataWidth)));
-            output = field("output", Streams.masterStream(() -> new MpaRxRow(dataWidth / 32)));
+            output = field("output", Streams.masterStream(() -> new MpaRxRow(dataWidth / 32, n)));
             seqStart = field("seqStart", in(uint(32)));
+            int cb = MpaRxPiece.connBits(Math.max(1, n));
+            inConn = n > 0 ? field("inConn", in(uint(cb))) : null;
+            clear = n > 0 ? field("clear", in(vec(n, () -> bool()))) : null;
+            consumed = n > 0 ? field("consumed", out(bool())) : null;
+            consumedConn = n > 0 ? field("consumedConn", out(uint(cb))) : null;
+            emitted = n > 0 ? field("emitted", out(bool())) : null;
+            emittedConn = n > 0 ? field("emittedConn", out(uint(cb))) : null;
         }
     }
 
@@ -54,14 +84,19 @@ public final class MpaRxAlign extends HwComponent {
         public final Bool inOrder;
         /** Octets in the beat (ones of {@code tkeep}). */
         public final UInt count;
+        public final int n;
+        /** The beat's connection (shared aligner only, else null). */
+        public final UInt conn;
 
-        public InBeat(int dataWidth) {
+        public InBeat(int dataWidth, int n) {
             this.dataWidth = dataWidth;
+            this.n = n;
             tdata = field("tdata", bits(dataWidth));
             tkeep = field("tkeep", bits(dataWidth / 8));
             fin = field("fin", bool());
             inOrder = field("inOrder", bool());
             count = field("count", uint(log2Up(dataWidth / 4)));
+            conn = n > 0 ? field("conn", uint(MpaRxPiece.connBits(n))) : null;
         }
     }
 
@@ -86,11 +121,28 @@ public final class MpaRxAlign extends HwComponent {
     /** Complete words of the current row after this cycle's input. */
     public final UInt complete;
 
+    /** Connections sharing it ({@code 0}: the untagged one-connection aligner). */
+    public final int n;
+
     public MpaRxAlign(int dataWidth) {
+        this(dataWidth, 0);
+    }
+
+    /** An aligner for {@code n} connections ({@code 0}: one, untagged, as {@link MpaRxDeframer} has it). */
+    public MpaRxAlign(int dataWidth, int connections) {
         if (dataWidth < 32 || 512 % dataWidth != 0) {
             throw new IllegalArgumentException("MpaRxAlign needs a width of 32 … 512 dividing 512, not " + dataWidth);
         }
-        io = io(new Io(dataWidth));
+        if (connections < 0 || connections > 16) {
+            throw new IllegalArgumentException("0 … 16 connections, got " + connections);
+        }
+        this.n = connections;
+        final int conns = connections;
+        if (conns > 0) {
+            setDefinitionName("MpaRxAlign_n" + conns, true); // one module per connection count
+        }
+        io = io(new Io(dataWidth, conns));
+        final int cb = MpaRxPiece.connBits(Math.max(1, conns));
         int n = dataWidth / 8;
         int words = n / 4;
         int fw = log2Up(n);          // fill: 0 … n-1
@@ -104,36 +156,146 @@ public final class MpaRxAlign extends HwComponent {
         lostSent = regInit("lostSent", bool(), False());
         expOff = regInit("expOff", uint(32), U(0, 32));
 
-        Stream<MpaRxRow> out = Streams.stream(() -> new MpaRxRow(words));
-        Streams.connect(Streams.m2sPipe(out), io.output);
+        Stream<MpaRxRow> out = Streams.stream(() -> new MpaRxRow(words, conns));
+        if (conns == 0) {
+            Streams.connect(Streams.m2sPipe(out), io.output);
+        } else {
+            Stream<MpaRxRow> outReg = Streams.m2sPipe(out.throwWhen(pick(io.clear, out.payload().conn)));
+            Streams.connect(outReg.throwWhen(pick(io.clear, outReg.payload().conn)), io.output);
+        }
 
         // A register stage in front, which also makes the in-order test: a beat is in order when it starts where the
         // beat before it ended (the first at seqStart). That is the test against the expected stream offset as long as
         // every earlier beat was in order, and after the first that was not nothing more is taken, so it is the same.
         // The compare is then a register here, off the path from the aligner's state to its enables.
         TcpRxBeat raw = io.input.payload();
-        Bool first = regInit("first", bool(), True());
-        nextSeq = regInit("nextSeq", uint(32), U(0, 32));
-        Bool inOrderIn = mux(first, eq(raw.seq, io.seqStart), eq(raw.seq, nextSeq));
+        Bool first = conns == 0 ? regInit("first", bool(), True()) : null;
+        nextSeq = conns == 0 ? regInit("nextSeq", uint(32), U(0, 32)) : null;
+        Bool inOrderIn = conns == 0 ? mux(first, eq(raw.seq, io.seqStart), eq(raw.seq, nextSeq)) : null;
         UInt rawCount = CountOne$.MODULE$.apply(raw.tkeep).resize(sw);
-        when(io.input.fire(), () -> {
-            set(first, False());
-            set(nextSeq, add(raw.seq, rawCount.resize(32)));
-        });
-        InBeat inBeat = wire("inBeat", new InBeat(dataWidth));
+        if (conns == 0) {
+            when(io.input.fire(), () -> {
+                set(first, False());
+                set(nextSeq, add(raw.seq, rawCount.resize(32)));
+            });
+        } else {
+            // Per connection: the first beat after reset or clear must start at seqStart (the caller's mux of the
+            // beat's connection), each later one where that connection's last beat ended.
+            List<Bool> firsts = new ArrayList<>();
+            List<UInt> nexts = new ArrayList<>();
+            for (int c = 0; c < conns; c++) {
+                Bool f = regInit("first_" + c, bool(), True());
+                UInt ns = regInit("nextSeq_" + c, uint(32), U(0, 32));
+                firsts.add(f);
+                nexts.add(ns);
+                when(and(io.input.fire(), isConn(io.inConn, c)), () -> {
+                    set(f, False());
+                    set(ns, add(raw.seq, rawCount.resize(32)));
+                });
+                when(io.clear.apply(c), () -> set(f, True()));
+            }
+            UInt nextSeqOf = wire("nextSeqOf", pick(nexts, io.inConn));
+            inOrderIn = mux(pick(firsts, io.inConn), eq(raw.seq, io.seqStart), eq(raw.seq, nextSeqOf));
+        }
+        InBeat inBeat = wire("inBeat", new InBeat(dataWidth, conns));
         set(inBeat.tdata, raw.tdata);
         set(inBeat.tkeep, raw.tkeep);
         set(inBeat.fin, raw.fin);
         set(inBeat.inOrder, inOrderIn);
         set(inBeat.count, rawCount);
         // Behind the register a skid buffer: the front stage's enables (nextSeq) wait on no ready from the aligner.
-        Stream<InBeat> input = Streams.s2mPipe(Streams.m2sPipe(Streams.translateWith(io.input, inBeat)));
+        Stream<InBeat> input;
+        if (conns == 0) {
+            input = Streams.s2mPipe(Streams.m2sPipe(Streams.translateWith(io.input, inBeat)));
+        } else {
+            set(inBeat.conn, io.inConn);
+            Stream<InBeat> front = Streams.m2sPipe(Streams.translateWith(io.input, inBeat));
+            Stream<InBeat> skid = Streams.s2mPipe(front.throwWhen(pick(io.clear, front.payload().conn)));
+            input = skid.throwWhen(pick(io.clear, skid.payload().conn));
+        }
         InBeat in = input.payload();
         Bool inOrder = in.inOrder;
         UInt count = in.count; // counted in the front stage: off the path to the enables
-        UInt expected = expOff;
-        Bool take = and(input.valid(), not(lost), inOrder);
-        Bool hole = and(input.valid(), not(lost), not(inOrder));
+
+        // ---- context (shared, n ≥ 2): the beat's connection X against the live one
+        final Bits rowV;
+        final UInt fillV;
+        final UInt sentV;
+        final UInt rowOffV;
+        final Bool lostV;
+        final Bool lostSentV;
+        final UInt expOffV;
+        final Bool present; // a beat is worked on this cycle (else the live connection is stepped without input)
+        final Bool blocked; // a beat of another connection waits while the live one flushes
+        final Bool switching;
+        UInt liveConn = null;
+        List<UInt> tExp = new ArrayList<>();
+        List<Bits> tPart = new ArrayList<>();
+        List<Bool> tLost = new ArrayList<>();
+        if (conns < 2) {
+            rowV = row;
+            fillV = fill;
+            sentV = sent;
+            rowOffV = rowOff;
+            lostV = lost;
+            lostSentV = lostSent;
+            expOffV = expOff;
+            present = input.valid();
+            blocked = conns == 0 ? null : False();
+            switching = null;
+        } else {
+            liveConn = regInit("liveConn", uint(cb), U(0, cb));
+            for (int c = 0; c < conns; c++) {
+                tExp.add(regInit("ctxExpOff_" + c, uint(32), U(0, 32)));
+                tPart.add(regInit("ctxPartial_" + c, bits(32), B(0, 32)));
+                tLost.add(regInit("ctxLost_" + c, bool(), False()));
+            }
+            UInt x = in.conn;
+            Bool same = eq(x, liveConn);
+            // Pending on the live connection without input: complete words not handed on, or an unreported hole.
+            Bool pending = wire("pending", or(gt(shr(fill, 2).resize(cw), sent), and(lost, not(lostSent))));
+            blocked = wire("blocked", and(input.valid(), not(same), pending));
+            present = wire("present", and(input.valid(), not(blocked)));
+            switching = wire("switching", and(present, not(same)));
+            UInt expR = pick(tExp, x);
+            UInt fillR = range(expR, fw - 1, 0);
+            UInt sentR = shr(fillR, 2).resize(cw);
+            Bits rowR = pick(tPart, x).resize(dataWidth).$less$less(concat(sentR.asBits(), B(0, 5)).asUInt())
+                    .resize(dataWidth);
+            UInt rowOffR = concat(range(expR.asBits(), 31, fw), B(0, fw)).asUInt();
+            Bool lostR = pick(tLost, x);
+            rowV = wire("rowCtx", mux(switching, rowR, row));
+            fillV = wire("fillCtx", mux(switching, fillR, fill));
+            sentV = wire("sentCtx", mux(switching, sentR, sent));
+            rowOffV = wire("rowOffCtx", mux(switching, rowOffR, rowOff));
+            lostV = wire("lostCtx", mux(switching, lostR, lost));
+            lostSentV = wire("lostSentCtx", mux(switching, lostR, lostSent));
+            expOffV = wire("expOffCtx", mux(switching, expR, expOff));
+            // On a switch the live registers take X's entry (the logic below overrides what it changes), and the
+            // live connection's compact state goes back to its entry.
+            final UInt lc = liveConn;
+            when(switching, () -> {
+                set(row, rowV);
+                set(fill, fillV);
+                set(sent, sentV);
+                set(rowOff, rowOffV);
+                set(lost, lostV);
+                set(lostSent, lostSentV);
+                set(expOff, expOffV);
+                set(lc, x);
+                for (int c = 0; c < conns; c++) {
+                    final int cc = c;
+                    when(isConn(lc, c), () -> {
+                        set(tExp.get(cc), expOff);
+                        set(tPart.get(cc), MpaRxParser.wordAt(row, sent));
+                        set(tLost.get(cc), lost);
+                    });
+                }
+            });
+        }
+        UInt expected = expOffV;
+        Bool take = and(present, not(lostV), inOrder);
+        Bool hole = and(present, not(lostV), not(inOrder));
 
         List<Bool> keepBits = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -142,26 +304,36 @@ public final class MpaRxAlign extends HwComponent {
             }
         }
         Bits octets = and(in.tdata, catLsbFirst(keepBits)).resize(2 * dataWidth);
-        Bits shifted = octets.$bar$less$less(concat(fill.asBits(), B(0, 3)).asUInt());
-        merged = wire("merged", mux(take, or(row.resize(2 * dataWidth), shifted), row.resize(2 * dataWidth)));
-        filled = wire("filled", add(fill.resize(sw), mux(take, count, U(0, sw))));
+        Bits shifted = octets.$bar$less$less(concat(fillV.asBits(), B(0, 3)).asUInt());
+        merged = wire("merged", mux(take, or(rowV.resize(2 * dataWidth), shifted), rowV.resize(2 * dataWidth)));
+        filled = wire("filled", add(fillV.resize(sw), mux(take, count, U(0, sw))));
         Bool rowDone = not(lt(filled, U(n, sw)));
         complete = wire("complete", mux(rowDone, U(words, cw), shr(filled, 2).resize(cw)));
-        Bool emit = gt(complete, sent);
+        Bool emit = gt(complete, sentV);
 
         MpaRxRow o = out.payload();
         set(o.data, range(merged, dataWidth - 1, 0));
-        set(o.lo, sent);
+        set(o.lo, sentV);
         set(o.hi, complete);
-        set(o.rowOff, mux(emit, rowOff, expected));
+        set(o.rowOff, mux(emit, rowOffV, expected));
         set(o.lost, not(emit));
-        set(out.valid(), or(emit, and(lost, not(lostSent))));
+        set(out.valid(), or(emit, and(lostV, not(lostSentV))));
         // A cycle moves when it has nothing to hand on or the output takes it.
         Bool step = or(not(emit), out.ready());
-        set(input.ready(), or(lost, and(step, not(hole))));
+        if (conns == 0) {
+            set(input.ready(), or(lost, and(step, not(hole))));
+        } else {
+            set(input.ready(), and(not(blocked), or(lostV, and(step, not(hole)))));
+            UInt stepConn = conns < 2 ? U(0, cb) : mux(present, in.conn, liveConn);
+            set(o.conn, stepConn);
+            set(io.consumed, input.fire());
+            set(io.consumedConn, in.conn);
+            set(io.emitted, out.fire());
+            set(io.emittedConn, stepConn);
+        }
 
-        when(and(step, input.valid(), hole), () -> set(lost, True()));
-        when(and(step, take), () -> set(expOff, add(expOff, count.resize(32))));
+        when(and(step, present, hole), () -> set(lost, True()));
+        when(and(step, take), () -> set(expOff, add(expOffV, count.resize(32))));
         when(and(step, take, in.fin), () -> set(lost, True()));
         when(and(out.fire(), not(emit)), () -> set(lostSent, True()));
         when(step, () -> {
@@ -169,12 +341,47 @@ public final class MpaRxAlign extends HwComponent {
                 set(row, range(merged, 2 * dataWidth - 1, dataWidth));
                 set(fill, range(filled, fw - 1, 0)); // filled − n: filled < 2n and n is a power of two
                 set(sent, U(0, cw));
-                set(rowOff, add(rowOff, U(n, 32)));
+                set(rowOff, add(rowOffV, U(n, 32)));
             }).otherwise(() -> {
                 set(row, range(merged, dataWidth - 1, 0));
                 set(fill, range(filled, fw - 1, 0));
                 set(sent, complete);
             });
         });
+
+        // ---- clear: the connection's entry, and the live registers when it is live and not being left this cycle
+        for (int c = 0; c < conns; c++) {
+            final int cc = c;
+            Bool clr = io.clear.apply(c);
+            if (conns >= 2) {
+                when(clr, () -> {
+                    set(tExp.get(cc), U(0, 32));
+                    set(tPart.get(cc), B(0, 32));
+                    set(tLost.get(cc), False());
+                });
+            }
+            Bool isLive = conns < 2 ? True() : and(isConn(liveConn, c), not(switching));
+            when(and(clr, isLive), () -> {
+                set(row, B(0, dataWidth));
+                set(fill, U(0, fw));
+                set(sent, U(0, cw));
+                set(rowOff, U(0, 32));
+                set(lost, False());
+                set(lostSent, False());
+                set(expOff, U(0, 32));
+            });
+        }
+    }
+
+    private Bool isConn(UInt conn, int c) {
+        return n <= 1 ? True() : eq(conn, U(c, conn.getBitsWidth()));
+    }
+
+    private static <T extends spinal.core.Data> T pick(List<T> xs, UInt index) {
+        return xs.size() == 1 ? xs.get(0) : vec(xs).apply(index);
+    }
+
+    private static Bool pick(Vec<Bool> xs, UInt index) {
+        return xs.size() == 1 ? xs.apply(0) : xs.apply(index);
     }
 }

@@ -181,10 +181,15 @@ public final class MpaRxHold extends HwComponent {
         public final Vec<Bool> room;
         public final Vec<Bool> failed;
         public final Vec<Bool> mid;
+        /** Half-words free per connection, the register behind {@code room} (n ≥ 2 or shared; else null). */
+        public final Vec<UInt> space;
+        public final boolean shared;
 
-        public Io(int dataWidth, int n) {
+        public Io(int dataWidth, int n, boolean shared, int spaceBits) {
             this.dataWidth = dataWidth;
             this.n = n;
+            this.shared = shared;
+            this.spaceBits = spaceBits;
             piece = field("piece", Streams.slaveStream(() -> new MpaRxPiece(dataWidth, n)));
             ulpdu = field("ulpdu", Streams.masterStream(() -> new MpaRxHoldBeat(dataWidth, n)));
             error = field("error", spinal.lib.master$.MODULE$.apply(
@@ -194,7 +199,10 @@ public final class MpaRxHold extends HwComponent {
             room = field("room", out(vec(n, () -> bool())));
             failed = field("failed", out(vec(n, () -> bool())));
             mid = field("mid", out(vec(n, () -> bool())));
+            space = n > 1 || shared ? field("space", out(vec(n, () -> uint(spaceBits)))) : null;
         }
+
+        public final int spaceBits;
     }
 
     public final Io io;
@@ -214,6 +222,14 @@ public final class MpaRxHold extends HwComponent {
     }
 
     public MpaRxHold(int dataWidth, int n, int regionRows) {
+        this(dataWidth, n, regionRows, false);
+    }
+
+    /**
+     * A holder whose free space per connection is an output ({@code space}) also for one connection when
+     * {@code shared} (then named {@code MpaRxHold_n1}): {@link MpaRxShared} counts its admitted beats against it.
+     */
+    public MpaRxHold(int dataWidth, int n, int regionRows, boolean shared) {
         if (!MpaRxConfig.WIDTHS.contains(dataWidth)) {
             throw new IllegalArgumentException("data width must be one of " + MpaRxConfig.WIDTHS + ", got " + dataWidth);
         }
@@ -226,11 +242,11 @@ public final class MpaRxHold extends HwComponent {
         this.dataWidth = dataWidth;
         this.n = n;
         this.regionRows = regionRows;
-        if (n > 1) {
+        if (n > 1 || shared) {
             setDefinitionName("MpaRxHold_n" + n, true); // one module per connection count
         }
         noIoPrefix();
-        io = io(new Io(dataWidth, n));
+        io = io(new Io(dataWidth, n, shared, log2Up(2L * (dataWidth / 32) * regionRows + 1)));
         Streams.axisNames(io.piece, "piece");
         Streams.axisNames(io.ulpdu, "ulpdu");
 
@@ -511,6 +527,9 @@ public final class MpaRxHold extends HwComponent {
             set(space.get(c), mux(clear.get(c), U(rh, ub), mux(acceptC, taken1, freed)));
             set(room.get(c), or(clear.get(c), dead.get(c), roomIf));
             set(io.room.apply(c), room.get(c));
+            if (io.space != null) {
+                set(io.space.apply(c), space.get(c));
+            }
             when(acceptC, () -> set(wptr.get(cc), wptrNext));
             when(and(acceptC, p.verdict, p.bad), () -> set(dead.get(cc), True()));
             when(and(taken, headC), () -> set(rptr.get(cc), rptrNext));

@@ -12,7 +12,9 @@ import rnic.hw.crc.CrcParallel;
 import rnic.wire.MpaErrorCode;
 import spinal.core.Bits;
 import spinal.core.Bool;
+import spinal.core.Data;
 import spinal.core.UInt;
+import spinal.core.Vec;
 import spinal.lib.Stream;
 
 /**
@@ -43,6 +45,17 @@ import spinal.lib.Stream;
  * computed one is registered, and a non-zero value turns the verdict into E-M2 there, a cycle after the FPDU's end.
  * The stage stops taking work when that verdict is seen, so one more beat may have been handed on by then; it belongs
  * after the failing FPDU, and the receiver discards everything after its first bad verdict.
+ *
+ * <p><b>Shared by {@code n ≥ 1} connections</b> ({@link MpaRxShared}; {@code n = 0} is {@link MpaRxDeframer}'s parser,
+ * unchanged): rows and pieces carry their connection; {@code markers}/{@code crc} become per-connection inputs
+ * ({@code markersOf}, {@code crcOf}) read for the row's connection; {@code failed} and the first bad verdict's offset
+ * ({@code badSeqOf}) are per connection. The FPDU state ({@code inFpdu}, {@code leadDone}, {@code rem},
+ * {@code remSmall}, {@code hdrOff}, {@code fpduOff}, {@code crcState}, {@code markerBad}, {@code ulpduLength}) is
+ * the live registers plus, for {@code n ≥ 2}, a table with an entry per connection (docs/shared-mpa.md §2.3): a row of
+ * another connection loads its entry and writes the live state back, in the same cycle. {@code wp} stays a plain
+ * register (a held row is the same item next cycle). {@code clear[c]} resets c's entry (and the live state when c is
+ * live), its {@code failed} and error offset, and drops its rows and pieces inside the parser. {@code rowDone} reports
+ * a row finished (taken from the register stage in front), with its connection.
  */
 public final class MpaRxParser extends HwComponent {
 
@@ -59,14 +72,31 @@ public final class MpaRxParser extends HwComponent {
         public final UInt badSeq;
         public final Bool markers;
         public final Bool crc;
+        public final int n;
+        /** Shared ({@code n ≥ 1}) only, else null. */
+        public final Vec<UInt> badSeqOf;
+        public final Vec<Bool> markersOf;
+        public final Vec<Bool> crcOf;
+        public final Vec<Bool> clear;
+        public final Vec<Bool> failedOf;
+        public final Bool rowDone;
+        public final UInt rowDoneConn;
 
-        public Io(int words) {
+        public Io(int words, int n) {
             this.words = words;
-            input = field("input", Streams.slaveStream(() -> new MpaRxRow(words)));
-            pieces = field("pieces", Streams.masterStream(() -> new MpaRxPiece(32 * words, 1)));
-            badSeq = field("badSeq", out(uint(32)));
-            markers = field("markers", in(bool()));
-            crc = field("crc", in(bool()));
+            this.n = n;
+            input = field("input", Streams.slaveStream(() -> new MpaRxRow(words, n)));
+            pieces = field("pieces", Streams.masterStream(() -> new MpaRxPiece(32 * words, Math.max(1, n))));
+            badSeq = n == 0 ? field("badSeq", out(uint(32))) : null;
+            markers = n == 0 ? field("markers", in(bool())) : null;
+            crc = n == 0 ? field("crc", in(bool())) : null;
+            badSeqOf = n > 0 ? field("badSeqOf", out(vec(n, () -> uint(32)))) : null;
+            markersOf = n > 0 ? field("markersOf", in(vec(n, () -> bool()))) : null;
+            crcOf = n > 0 ? field("crcOf", in(vec(n, () -> bool()))) : null;
+            clear = n > 0 ? field("clear", in(vec(n, () -> bool()))) : null;
+            failedOf = n > 0 ? field("failedOf", out(vec(n, () -> bool()))) : null;
+            rowDone = n > 0 ? field("rowDone", out(bool())) : null;
+            rowDoneConn = n > 0 ? field("rowDoneConn", out(uint(MpaRxPiece.connBits(n)))) : null;
         }
     }
 
@@ -87,10 +117,12 @@ public final class MpaRxParser extends HwComponent {
         /** Word 0 read as a Marker: its FPDUPTR is 0, and the offset of the ULPDU_Length it points at. */
         public final Bool ptrZero;
         public final UInt ptrHdr;
+        public final int n;
 
-        public Pre(int words) {
+        public Pre(int words, int n) {
             this.words = words;
-            row = field("row", new MpaRxRow(words));
+            this.n = n;
+            row = field("row", new MpaRxRow(words, n));
             cw = field("cw", bits(RW * words));
             small = field("small", bits(words));
             tooLong = field("tooLong", bits(words));
@@ -111,10 +143,12 @@ public final class MpaRxParser extends HwComponent {
         public final UInt seq;
         public final Bool crcCheck;
         public final Bits crcDiff;
+        public final int n;
 
-        public Parsed(int dataWidth) {
+        public Parsed(int dataWidth, int n) {
             this.dataWidth = dataWidth;
-            piece = field("piece", new MpaRxPiece(dataWidth, 1));
+            this.n = n;
+            piece = field("piece", new MpaRxPiece(dataWidth, Math.max(1, n)));
             seq = field("seq", uint(32));
             crcCheck = field("crcCheck", bool());
             crcDiff = field("crcDiff", bits(32));
@@ -166,11 +200,24 @@ public final class MpaRxParser extends HwComponent {
     }
 
     public MpaRxParser(int words, int maxUlpdu) {
+        this(words, maxUlpdu, 0);
+    }
+
+    /** A parser for {@code n} connections ({@code 0}: one, untagged, as {@link MpaRxDeframer} has it). */
+    public MpaRxParser(int words, int maxUlpdu, int n) {
         if (maxUlpdu < 1 || maxUlpdu > 65535) {
             throw new IllegalArgumentException("maxUlpdu must be 1 … 65535, got " + maxUlpdu);
         }
+        if (n < 0 || n > 16) {
+            throw new IllegalArgumentException("0 … 16 connections, got " + n);
+        }
         this.maxUlpdu = maxUlpdu;
-        io = io(new Io(words));
+        this.n = n;
+        if (n > 0) {
+            setDefinitionName("MpaRxParser_n" + n, true); // one module per connection count
+        }
+        io = io(new Io(words, n));
+        final int cb = MpaRxPiece.connBits(Math.max(1, n));
         CrcMatrix matrix = new CrcMatrix(CrcMatrix.CRC32C);
         int cw = log2Up(words + 1);
         Bits crcInit = B(matrix.init(), 32);
@@ -182,14 +229,22 @@ public final class MpaRxParser extends HwComponent {
         fpduOff = regInit("fpduOff", uint(32), U(0, 32));
         crcState = regInit("crcState", bits(32), crcInit);
         markerBad = regInit("markerBad", bool(), False());
-        failed = regInit("failed", bool(), False());
+        List<Bool> failedL = new ArrayList<>();
+        if (n == 0) {
+            failed = regInit("failed", bool(), False());
+        } else {
+            for (int c = 0; c < n; c++) {
+                failedL.add(regInit("failed_" + c, bool(), False()));
+            }
+            failed = null; // per connection: failedL (assigned below as the row's)
+        }
         ulpduLength = regInit("ulpduLength", uint(16), U(0, 16));
         remSmall = regInit("remSmall", bool(), True());
         UInt max = U(maxUlpdu, 16);
 
         // ---- the register stage in front: per-word lengths and bounds, the Marker row
         MpaRxRow raw = io.input.payload();
-        Pre p0 = wire("pre", new Pre(words));
+        Pre p0 = wire("pre", new Pre(words, n));
         set(p0.row, raw);
         List<Bits> cwList = new ArrayList<>();
         List<Bool> smallList = new ArrayList<>();
@@ -209,22 +264,56 @@ public final class MpaRxParser extends HwComponent {
         UInt ptr = cat(range(raw.data, 23, 16), range(raw.data, 31, 26), B(0, 2)).asUInt();
         set(p0.ptrZero, eq(ptr, U(0, 16)));
         set(p0.ptrHdr, sub(raw.rowOff, ptr.resize(32)));
-        Stream<Pre> pipe = Streams.m2sPipe(Streams.translateWith(io.input, p0));
+        Stream<Pre> pipeRaw = Streams.m2sPipe(Streams.translateWith(io.input, p0));
+        Stream<Pre> pipe = n == 0 ? pipeRaw : pipeRaw.throwWhen(pick(io.clear, pipeRaw.payload().row.conn));
         Pre pre = pipe.payload();
         MpaRxRow r = pre.row;
         UInt hi = r.hi;
+
+        // ---- context (shared): the row's connection against the live one
+        Bool present = pipe.valid();
+        if (n >= 2) {
+            Bool same = eq(r.conn, liveConnReg(cb));
+            switching = wire("switching", and(present, not(same)));
+        }
+        Bool inFpduV = ctx("inFpdu", inFpdu, () -> False(), r);
+        Bool leadDoneV = ctx("leadDone", leadDone, () -> False(), r);
+        UInt remV = ctx("rem", rem, () -> U(0, RW), r);
+        UInt hdrOffV = ctx("hdrOff", hdrOff, () -> U(0, 32), r);
+        UInt fpduOffV = ctx("fpduOff", fpduOff, () -> U(0, 32), r);
+        Bits crcStateV = ctx("crcState", crcState, () -> crcInit, r);
+        Bool markerBadV = ctx("markerBad", markerBad, () -> False(), r);
+        UInt ulpduLengthV = ctx("ulpduLength", ulpduLength, () -> U(0, 16), r);
+        Bool remSmallV = ctx("remSmall", remSmall, () -> True(), r);
+        if (n >= 2) {
+            when(switching, () -> {
+                for (int i = 0; i < ctxLive.size(); i++) {
+                    set(ctxLive.get(i), ctxView.get(i));
+                    for (int c = 0; c < n; c++) {
+                        final int ii = i;
+                        final int cc = c;
+                        when(isConn(liveConn, c), () -> set(ctxTable.get(ii).get(cc), ctxLive.get(ii)));
+                    }
+                }
+                set(liveConn, r.conn);
+            });
+        }
+        Bool failedNow = n == 0 ? failed : wire("failedNow", pick(failedL, r.conn));
+        Bool markersNow = n == 0 ? io.markers : pick(io.markersOf, r.conn);
+        Bool crcNow = n == 0 ? io.crc : pick(io.crcOf, r.conn);
+
         start = wire("start", mux(gt(wp, r.lo), wp, r.lo));
-        isMarker = wire("isMarker", and(io.markers, pre.markerRow, eq(start, U(0, cw))));
-        Bool starting = not(inFpdu);
-        Bool fresh = and(starting, not(leadDone)); // nothing of this FPDU seen yet
+        isMarker = wire("isMarker", and(markersNow, pre.markerRow, eq(start, U(0, cw))));
+        Bool starting = not(inFpduV);
+        Bool fresh = and(starting, not(leadDoneV)); // nothing of this FPDU seen yet
         contentStart = wire("contentStart", add(start, mux(isMarker, U(1, cw), U(0, cw))));
         Bool hdrAvail = lt(contentStart, hi);
 
         // The FPDU in progress (A): its content ends at word eA, its CRC is word eA if that is in this beat.
         // Only an FPDU with at most `words` content words left can end in this beat: its end is a (cw+1)-bit add.
         UInt lengthA = wire("lengthA", lengthAt(r.data, contentStart));
-        UInt remA = mux(starting, pick(pre.cw, RW, contentStart, 1).asUInt(), rem);
-        Bool smallA = mux(starting, pick(pre.small, 1, contentStart, 1).lsb(), remSmall);
+        UInt remA = mux(starting, pick(pre.cw, RW, contentStart, 1).asUInt(), remV);
+        Bool smallA = mux(starting, pick(pre.small, 1, contentStart, 1).lsb(), remSmallV);
         UInt eA = add(contentStart.resize(cw + 1), remA.resize(cw + 1));
         UInt hiS = hi.resize(cw + 1);
         endsA = wire("endsA", and(smallA, lt(eA, hiS)));
@@ -246,28 +335,30 @@ public final class MpaRxParser extends HwComponent {
         Bool bFits = not(and(smallB, lt(eB, hiS))); // B's CRC is not in this beat
 
         // CRC and Marker checks.
-        crcA = wire("crcA", CrcParallel.nextWords(matrix, mux(fresh, crcInit, crcState), r.data, start, endA));
+        crcA = wire("crcA", CrcParallel.nextWords(matrix, mux(fresh, crcInit, crcStateV), r.data, start, endA));
         crcB = wire("crcB", CrcParallel.nextWords(matrix, crcInit, r.data, nextStart, hi));
         Bits crcWord = wordAt(r.data, eAw);
         // The compare itself is a cycle later, behind the verdict register (below): crcBad.
         Bits crcDiff = wire("crcDiff", xor(crcWord, xor(crcA, B(matrix.finish(0), 32))));
         // A leading Marker must carry FPDUPTR 0; any other must point back at the ULPDU_Length: rowOff − FPDUPTR = hdrOff.
-        Bool thisMarkerBad = and(isMarker, mux(starting, not(pre.ptrZero), neq(pre.ptrHdr, hdrOff)));
-        markerBadA = wire("markerBadA", or(and(not(fresh), markerBad), thisMarkerBad));
+        Bool thisMarkerBad = and(isMarker, mux(starting, not(pre.ptrZero), neq(pre.ptrHdr, hdrOffV)));
+        markerBadA = wire("markerBadA", or(and(not(fresh), markerBadV), thisMarkerBad));
         // Bad before the CRC compare: an FPDU that fails only its CRC is found a cycle later (see crcBad).
         Bool badA = markerBadA;
-        UInt fpduOffA = mux(fresh, add(r.rowOff, shl(start.resize(30), 2)), fpduOff);
+        UInt fpduOffA = mux(fresh, add(r.rowOff, shl(start.resize(30), 2)), fpduOffV);
 
         // Handshakes: the beat's piece carries A's span, B's span when B is taken, and A's verdict, all together.
         Bool needA = neq(contentEnd, contentStart);
-        Bool active = and(pipe.valid(), not(failed));
+        Bool active = and(pipe.valid(), not(failedNow));
         Bool lost = r.lost;
         tooLongA = wire("tooLongA", and(starting, hdrAvail, pick(pre.tooLong, 1, contentStart, 0).lsb()));
         // A verdict without content: the row is lost (E-M1), or A's ULPDU_Length is over the bound (E-M2).
         Bool refuse = or(lost, tooLongA);
         // Pieces go through a register stage that compares the CRC (crcBad) before io.pieces.
-        Stream<Parsed> parsed = Streams.stream(() -> new Parsed(32 * words));
-        Stream<Parsed> checked = Streams.m2sPipe(parsed);
+        Stream<Parsed> parsed = Streams.stream(() -> new Parsed(32 * words, n));
+        Stream<Parsed> checkedRaw = Streams.m2sPipe(parsed);
+        Stream<Parsed> checked = n == 0 ? checkedRaw
+                : checkedRaw.throwWhen(pick(io.clear, checkedRaw.payload().piece.conn));
         Bool canB = and(bAvail, bFits, not(badA), not(tooLongB), not(refuse));
         Bool wantOut = or(refuse, needA, endsA, canB);
         Bool go = and(active, not(refuse), or(not(wantOut), parsed.ready()));
@@ -282,7 +373,7 @@ public final class MpaRxParser extends HwComponent {
         UInt aTo = shl(contentEnd, 1).resize(sb);
         Parsed v = parsed.payload();
         MpaRxPiece pc = v.piece;
-        set(pc.conn, U(0, 1));
+        set(pc.conn, n == 0 ? U(0, 1) : r.conn);
         set(pc.data, r.data);
         set(pc.aFrom, mux(and(needA, not(refuse)), aFrom, U(0, sb)));
         set(pc.aTo, mux(and(needA, not(refuse)), aTo, U(0, sb)));
@@ -292,9 +383,9 @@ public final class MpaRxParser extends HwComponent {
         set(pc.bad, or(refuse, badA));
         set(pc.code, mux(lost, U(MpaErrorCode.TCP_CLOSED.code(), 8),
                 mux(tooLongA, U(MpaErrorCode.CRC_ERROR.code(), 8), U(MpaErrorCode.MARKER_ERROR.code(), 8))));
-        set(pc.length, mux(starting, lengthA, ulpduLength));
+        set(pc.length, mux(starting, lengthA, ulpduLengthV));
         set(v.seq, mux(lost, r.rowOff, fpduOffA)); // a stream offset: the receiver adds seqStart
-        set(v.crcCheck, and(io.crc, not(refuse), endsA));
+        set(v.crcCheck, and(crcNow, not(refuse), endsA));
         set(v.crcDiff, crcDiff);
         set(parsed.valid(), and(active, wantOut));
 
@@ -317,24 +408,46 @@ public final class MpaRxParser extends HwComponent {
         Bool outBad = or(c.piece.bad, crcBad);
         set(out.bad, outBad);
         set(out.code, mux(crcBad, U(MpaErrorCode.CRC_ERROR.code(), 8), c.piece.code));
-        when(and(checked.valid(), crcBad), () -> set(failed, True()));
-        Bool badSeen = regInit("badSeen", bool(), False());
-        UInt badSeq = regInit("badSeq", uint(32), U(0, 32));
-        when(and(io.pieces.fire(), c.piece.verdict, outBad, not(badSeen)), () -> {
-            set(badSeen, True());
-            set(badSeq, c.seq);
-        });
-        set(io.badSeq, badSeq);
+        if (n == 0) {
+            when(and(checked.valid(), crcBad), () -> set(failed, True()));
+            Bool badSeen = regInit("badSeen", bool(), False());
+            UInt badSeq = regInit("badSeq", uint(32), U(0, 32));
+            when(and(io.pieces.fire(), c.piece.verdict, outBad, not(badSeen)), () -> {
+                set(badSeen, True());
+                set(badSeq, c.seq);
+            });
+            set(io.badSeq, badSeq);
+        } else {
+            for (int k = 0; k < n; k++) {
+                final int kk = k;
+                Bool badSeen = regInit("badSeen_" + k, bool(), False());
+                UInt badSeq = regInit("badSeq_" + k, uint(32), U(0, 32));
+                Bool mine = isConn(c.piece.conn, k);
+                when(and(checked.valid(), crcBad, mine), () -> set(failedL.get(kk), True()));
+                when(and(io.pieces.fire(), c.piece.verdict, outBad, not(badSeen), mine), () -> {
+                    set(badSeen, True());
+                    set(badSeq, c.seq);
+                });
+                when(io.clear.apply(k), () -> set(badSeen, False()));
+                set(io.badSeqOf.apply(k), badSeq);
+            }
+        }
+        Runnable failNow = n == 0 ? () -> set(failed, True()) : () -> {
+            for (int k = 0; k < n; k++) {
+                final int kk = k;
+                when(isConn(r.conn, k), () -> set(failedL.get(kk), True()));
+            }
+        };
 
-        set(pipe.ready(), or(failed, and(go, not(hold)), and(active, refuse, parsed.ready())));
+        set(pipe.ready(), or(failedNow, and(go, not(hold)), and(active, refuse, parsed.ready())));
 
-        when(and(active, refuse, parsed.ready()), () -> set(failed, True()));
+        when(and(active, refuse, parsed.ready()), failNow);
         when(go, () -> {
             when(endsA, () -> {
                 set(leadDone, False());
                 set(markerBad, False());
                 set(wp, mux(hold, nextStart, U(0, cw)));
-                when(badA, () -> set(failed, True()));
+                when(badA, failNow);
                 when(takeB, () -> {
                     set(inFpdu, True());
                     UInt remB = sub(tB, sub(hi, nextStart).resize(RW));
@@ -347,7 +460,7 @@ public final class MpaRxParser extends HwComponent {
                     set(crcState, crcB);
                 }).otherwise(() -> set(inFpdu, False()));
             }).otherwise(() -> {
-                set(inFpdu, or(inFpdu, hdrAvail));
+                set(inFpdu, or(inFpduV, hdrAvail));
                 when(starting, () -> {
                     set(ulpduLength, lengthA);
                     set(leadDone, not(hdrAvail));
@@ -362,6 +475,88 @@ public final class MpaRxParser extends HwComponent {
                 set(wp, U(0, cw));
             });
         });
+
+        if (n > 0) {
+            // A row finished (worked through, drained after a failure, or dropped by a clear): the next starts at 0.
+            when(pipeRaw.fire(), () -> set(wp, U(0, cw)));
+            set(io.rowDone, pipeRaw.fire());
+            set(io.rowDoneConn, pipeRaw.payload().row.conn);
+            for (int k = 0; k < n; k++) {
+                final int kk = k;
+                Bool clr = io.clear.apply(k);
+                set(io.failedOf.apply(k), failedL.get(k));
+                when(clr, () -> set(failedL.get(kk), False()));
+                if (n >= 2) {
+                    when(clr, () -> {
+                        for (int i = 0; i < ctxTable.size(); i++) {
+                            set(ctxTable.get(i).get(kk), ctxInit.get(i));
+                        }
+                    });
+                }
+                Bool isLive = n < 2 ? True() : and(isConn(liveConn, k), not(switching));
+                when(and(clr, isLive), () -> {
+                    for (int i = 0; i < ctxLive.size(); i++) {
+                        set(ctxLive.get(i), ctxInit.get(i));
+                    }
+                });
+            }
+        }
+    }
+
+    /** Connections sharing it ({@code 0}: the untagged one-connection parser). */
+    public final int n;
+    /** The connection whose FPDU state is in the live registers (n ≥ 2). */
+    private UInt liveConn;
+    private Bool switching;
+    private final List<Data> ctxLive = new ArrayList<>();
+    private final List<Data> ctxView = new ArrayList<>();
+    private final List<Data> ctxInit = new ArrayList<>();
+    private final List<List<Data>> ctxTable = new ArrayList<>();
+
+    private UInt liveConnReg(int cb) {
+        liveConn = regInit("liveConn", uint(cb), U(0, cb));
+        return liveConn;
+    }
+
+    /**
+     * The value of context register {@code live} for the row's connection: the live register, or for a row of
+     * another connection its table entry (n ≥ 2; the table is created here). With {@code n ≤ 1}, the register itself.
+     */
+    @SuppressWarnings("unchecked")
+    private <T extends Data> T ctx(String name, T live, java.util.function.Supplier<Data> init, MpaRxRow r) {
+        if (n == 0) {
+            return live;
+        }
+        ctxLive.add(live);
+        ctxInit.add(init.get());
+        if (n < 2) {
+            ctxView.add(live);
+            return live;
+        }
+        List<Data> table = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            Data t = live instanceof Bool ? bool() : live instanceof UInt ? uint(live.getBitsWidth())
+                    : bits(live.getBitsWidth());
+            table.add(regInit(name + "Ctx_" + c, t, init.get()));
+        }
+        ctxTable.add(table);
+        T view = (T) wire(name + "Ctx", (T) (live instanceof Bool ? bool() : live instanceof UInt
+                ? uint(live.getBitsWidth()) : bits(live.getBitsWidth())));
+        set(view, mux(switching, (T) vec(table).apply(r.conn), live));
+        ctxView.add(view);
+        return view;
+    }
+
+    private Bool isConn(UInt conn, int c) {
+        return n <= 1 ? True() : eq(conn, U(c, conn.getBitsWidth()));
+    }
+
+    private static Bool pick(Vec<Bool> xs, UInt index) {
+        return xs.size() == 1 ? xs.apply(0) : xs.apply(index);
+    }
+
+    private static Bool pick(List<Bool> xs, UInt index) {
+        return xs.size() == 1 ? xs.get(0) : vec(xs).apply(index);
     }
 
     /** Word {@code index} of {@code data} (zero past the end). */

@@ -13,6 +13,9 @@ import spinal.core.UInt;
  * A row may come in several beats with increasing {@code lo}. Because FPDUs and Markers are whole words from that
  * offset and {@code W/8} divides 512, FPDU boundaries fall between words and a Marker can only be word 0 of a row.
  * {@code lost} (no words) says the stream has a hole at {@code rowOff}: nothing after it is usable.
+ *
+ * <p>In a receiver shared by {@code n ≥ 1} connections ({@link MpaRxShared}) a row also carries its connection
+ * {@code conn}; the one-connection receiver's rows ({@code n = 0}) have no such field.
  */
 public final class MpaRxRow extends HwBundle {
     public final int words;
@@ -21,13 +24,19 @@ public final class MpaRxRow extends HwBundle {
     public final UInt hi;
     public final UInt rowOff;
     public final Bool lost;
+    /** The row's connection (null in an untagged row, {@code n = 0}). */
+    public final UInt conn;
+    public final int n;
 
-    public MpaRxRow(int words) {
+    /** A row of {@code words} words, tagged with a connection of {@code n} when {@code n ≥ 1}. */
+    public MpaRxRow(int words, int n) {
         this.words = words;
+        this.n = n;
         data = field("data", bits(32 * words));
         lo = field("lo", uint(log2Up(words + 1)));
         hi = field("hi", uint(log2Up(words + 1)));
         rowOff = field("rowOff", uint(32));
         lost = field("lost", bool());
+        conn = n > 0 ? field("conn", uint(MpaRxPiece.connBits(n))) : null;
     }
 }

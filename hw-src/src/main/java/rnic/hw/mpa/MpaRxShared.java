@@ -1,0 +1,318 @@
+package rnic.hw.mpa;
+
+import static rnic.hdl.Hdl.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import rnic.hdl.HwBundle;
+import rnic.hdl.HwComponent;
+import rnic.hdl.Streams;
+import rnic.hw.axis.AxisBeat;
+import spinal.core.Bool;
+import spinal.core.UInt;
+import spinal.core.Vec;
+import spinal.lib.Stream;
+
+/**
+ * One MPA receiver for {@code n} connections (1 … 16; docs/shared-mpa.md §2–§4, step 3): each connection's TCP payload
+ * in on its own port, in order but cut anywhere (MPA-23); the validated ULPDUs of every connection out on one stream,
+ * whole and one at a time, each beat tagged with its connection ({@code ulpduConn}) and ULPDU_Length; per connection the
+ * first MPA error with exactly {@link MpaRxDeframer}'s meaning (E-M1 hole or end of stream, E-M2 CRC or a ULPDU_Length
+ * above {@link MpaRxConfig#maxUlpdu()}, E-M3 Marker; reported after every earlier ULPDU of that connection, nothing of
+ * it after, MPA-42/43/44).
+ *
+ * <pre>
+ *  tcp_0 … tcp_{n-1} ──► ingress (sticky round robin) ──► MpaRxAlign(n) ──► skid ──► MpaRxParser(n) ──► MpaRxHold(n) ──► ulpdu
+ *                          drop: failed      room[c]        context table             context table        per-connection
+ *                          hold: clear       (credits)      (flush before switch)                          regions, one reader
+ * </pre>
+ *
+ * <p><b>Ingress.</b> A port whose connection has failed (its parser's verdict, or the store's report) is drained: ready
+ * high, beats discarded, so TCP never stalls on a dead stream. A port under {@code clear} is held. Any other port with a
+ * beat and credit is eligible; a sticky round-robin arbiter grants one per cycle, staying on a connection while it is
+ * eligible, for up to {@value #QUANTUM} beats, then moving on to the next eligible port. The granted beat goes into the
+ * aligner with its connection and that connection's {@code seqStart}: one beat per cycle across all connections.
+ *
+ * <p><b>Contexts.</b> The aligner and the parser are the one-connection stages with their per-connection state in
+ * context tables (live registers plus one entry per connection, written back on a switch; see {@link MpaRxAlign},
+ * {@link MpaRxParser}); the aligner steps a connection with complete-but-unsent words or an unreported hole without
+ * input before it switches to another (flush before switch).
+ *
+ * <p><b>Flow control</b> (docs/shared-mpa.md §3.3). A connection's region in the store must never make the store's writer
+ * wait, or every connection would stall behind it. So a beat of c is admitted only while the store's free space for c
+ * ({@code space[c]}, a register) covers, at {@code 2·W/32} half-words each (the most one beat, row or piece carries),
+ * the items of c in flight — beats admitted and not yet taken by the aligner, plus rows the aligner handed on and the
+ * parser has not finished ({@code inflight[c]}, counted from the stages' events) — plus this beat, the words the aligner
+ * keeps back for c, and the three pieces that can sit between the parser's last register and the store's writer
+ * ({@value #MARGIN_ROWS} in all). A connection whose region is full so back-pressures only its own port. With no item
+ * in flight that is {@code 2·W/32 · }{@value #MARGIN_ROWS} half-words, less than the region keeps beyond one largest
+ * ULPDU ({@link MpaRxConfig#INFLIGHT_BEATS} rows), so a connection inside its largest FPDU always gets on.
+ *
+ * <p><b>Clear.</b> While {@code clear[c]} is high, c is forgotten: its port is held, its items inside the aligner and
+ * the parser are dropped and their context entries reset, its in-flight count goes to 0, and the store forgets it
+ * ({@link MpaRxHold}: region, descriptors, error). Then c may start again from a new {@code seqStart}. Contract (as the
+ * store's): {@code clear[c]} is not raised while {@code mid[c]} is high (a ULPDU of c is being read out); the caller
+ * stops delivering c ({@code deliver[c]} low) and waits for {@code mid[c]} to fall first. {@code deliver[c]} low drops
+ * c's ULPDUs instead of showing them.
+ */
+public final class MpaRxShared extends HwComponent {
+    /** Beats the arbiter grants one connection in a row while others wait. */
+    public static final int QUANTUM = 16;
+    /**
+     * Rows of {@code 2·W/32} half-words reserved beyond the items counted in flight: the beat being admitted, the
+     * aligner's kept-back words, the parser's output register and the store's two entry registers.
+     */
+    public static final int MARGIN_ROWS = 5;
+
+    /** Ports. */
+    public static final class Io extends HwBundle {
+        public final int dataWidth;
+        public final int n;
+        public final List<Stream<TcpRxBeat>> tcp = new ArrayList<>();
+        public final Stream<AxisBeat> ulpdu;
+        /** The connection and ULPDU_Length of the ULPDU the beat on {@code ulpdu} belongs to (on every beat). */
+        public final UInt ulpduConn;
+        public final UInt ulpduLength;
+        public final Vec<Bool> markers;
+        public final Vec<Bool> crc;
+        public final Vec<UInt> seqStart;
+        public final Vec<Bool> clear;
+        public final Vec<Bool> deliver;
+        public final Vec<Bool> failed;
+        public final Vec<UInt> errorCode;
+        public final Vec<UInt> errorSeq;
+        public final Vec<Bool> mid;
+
+        public Io(int dataWidth, int n) {
+            this.dataWidth = dataWidth;
+            this.n = n;
+            for (int k = 0; k < n; k++) {
+                tcp.add(field("tcp_" + k, Streams.slaveStream(() -> new TcpRxBeat(dataWidth))));
+            }
+            ulpdu = field("ulpdu", Streams.masterStream(() -> new AxisBeat(dataWidth)));
+            ulpduConn = field("ulpduConn", out(uint(MpaRxPiece.connBits(n))));
+            ulpduLength = field("ulpduLength", out(uint(16)));
+            markers = field("markers", in(vec(n, () -> bool())));
+            crc = field("crc", in(vec(n, () -> bool())));
+            seqStart = field("seqStart", in(vec(n, () -> uint(32))));
+            clear = field("clear", in(vec(n, () -> bool())));
+            deliver = field("deliver", in(vec(n, () -> bool())));
+            failed = field("failed", out(vec(n, () -> bool())));
+            errorCode = field("errorCode", out(vec(n, () -> uint(8))));
+            errorSeq = field("errorSeq", out(vec(n, () -> uint(32))));
+            mid = field("mid", out(vec(n, () -> bool())));
+        }
+    }
+
+    public final Io io;
+    public final int n;
+    public final MpaRxConfig config;
+    public final MpaRxAlign align;
+    public final MpaRxParser parser;
+    public final MpaRxHold hold;
+
+    public MpaRxShared(MpaRxConfig cfg, int n) {
+        if (n < 1 || n > 16) {
+            throw new IllegalArgumentException("1 … 16 connections, got " + n);
+        }
+        this.n = n;
+        this.config = cfg;
+        int dataWidth = cfg.dataWidth();
+        int words = dataWidth / 32;
+        int k2 = 2 * words;
+        int octets = dataWidth / 8;
+        int cb = MpaRxPiece.connBits(n);
+        noIoPrefix();
+        io = io(new Io(dataWidth, n));
+        for (int k = 0; k < n; k++) {
+            Streams.axisNames(io.tcp.get(k), "tcp_" + k);
+        }
+        Streams.axisNames(io.ulpdu, "ulpdu");
+        align = child("align", () -> new MpaRxAlign(dataWidth, n));
+        parser = child("parser", () -> new MpaRxParser(words, cfg.maxUlpdu(), n));
+        hold = child("hold", () -> new MpaRxHold(dataWidth, n, cfg.regionRows(), true));
+
+        List<Bool> clear = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            clear.add(io.clear.apply(c));
+            set(align.io.clear.apply(c), io.clear.apply(c));
+            set(parser.io.clear.apply(c), io.clear.apply(c));
+            set(parser.io.markersOf.apply(c), io.markers.apply(c));
+            set(parser.io.crcOf.apply(c), io.crc.apply(c));
+            set(hold.io.clear.apply(c), io.clear.apply(c));
+            set(hold.io.deliver.apply(c), io.deliver.apply(c));
+            set(io.mid.apply(c), hold.io.mid.apply(c));
+        }
+
+        // ---- in-flight items per connection and the credit check
+        int ib = 6;
+        int sbits = hold.io.spaceBits;
+        int wb = Math.max(sbits, ib + log2Up(k2) + 1) + 1;
+        List<UInt> inflight = new ArrayList<>();
+        List<Bool> room = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            UInt f = regInit("inflight_" + c, uint(ib), U(0, ib));
+            inflight.add(f);
+            UInt need = shl(add(f.resize(wb), U(MARGIN_ROWS, wb)), log2Up(k2)).resize(wb);
+            room.add(wire("room_" + c, ge(hold.io.space.apply(c).resize(wb), need)));
+        }
+
+        // ---- ingress: drop, eligibility, sticky round robin
+        List<Bool> drop = new ArrayList<>();
+        List<Bool> eligible = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
+            Bool d = wire("drop_" + c, and(not(clear.get(c)), or(parser.io.failedOf.apply(c), hold.io.failed.apply(c))));
+            drop.add(d);
+            eligible.add(wire("eligible_" + c, and(io.tcp.get(c).valid(), not(clear.get(c)), not(d), room.get(c))));
+        }
+        UInt cur = regInit("arbConn", uint(cb), U(0, cb));
+        UInt run = regInit("arbRun", uint(log2Up(QUANTUM + 1)), U(0, log2Up(QUANTUM + 1)));
+        Bool stay = and(pick(eligible, cur), lt(run, U(QUANTUM, run.getBitsWidth())));
+        UInt grant = wire("grant", n == 1 ? U(0, cb) : mux(stay, cur, roundRobin(eligible, cur, cb)));
+        Bool any = wire("anyEligible", orAll(eligible));
+        Stream<TcpRxBeat> ain = align.io.input;
+        set(ain.valid(), any);
+        TcpRxBeat granted = pickBeat(io.tcp, grant);
+        set(ain.payload().tdata, granted.tdata);
+        set(ain.payload().tkeep, granted.tkeep);
+        set(ain.payload().seq, granted.seq);
+        set(ain.payload().fin, granted.fin);
+        set(align.io.inConn, grant);
+        set(align.io.seqStart, pick(vecList(io.seqStart), grant));
+        when(ain.fire(), () -> {
+            set(cur, grant);
+            set(run, mux(eq(grant, cur), add(run, U(1, run.getBitsWidth())), U(1, run.getBitsWidth())));
+        });
+        for (int c = 0; c < n; c++) {
+            Bool mine = isConn(grant, c);
+            set(io.tcp.get(c).ready(), or(drop.get(c), and(mine, eligible.get(c), ain.ready())));
+        }
+
+        // ---- in-flight accounting: + admitted beat, + row out of the aligner; − beat taken by it, − row finished
+        for (int c = 0; c < n; c++) {
+            UInt f = inflight.get(c);
+            Bool plusA = and(ain.fire(), isConn(grant, c));
+            Bool plusR = and(align.io.emitted, isConn(align.io.emittedConn, c));
+            Bool minusA = and(align.io.consumed, isConn(align.io.consumedConn, c));
+            Bool minusR = and(parser.io.rowDone, isConn(parser.io.rowDoneConn, c));
+            UInt up = add(add(f, mux(plusA, U(1, ib), U(0, ib))), mux(plusR, U(1, ib), U(0, ib)));
+            UInt next = sub(sub(up, mux(minusA, U(1, ib), U(0, ib))), mux(minusR, U(1, ib), U(0, ib)));
+            set(f, mux(clear.get(c), U(0, ib), next));
+        }
+
+        // ---- aligner → skid → parser → store
+        Stream<MpaRxRow> rows = Streams.s2mPipe(align.io.output);
+        Streams.connect(rows.throwWhen(pick(clear, rows.payload().conn)), parser.io.input);
+        Streams.connect(parser.io.pieces, hold.io.piece);
+
+        // ---- out: the store's beats as AXI-Stream (tkeep up to the ULPDU's last octet), as MpaRxDeframer does
+        MpaRxHoldBeat beat = hold.io.ulpdu.payload();
+        int rw = MpaRxParser.RW;
+        Bool open = regInit("open", bool(), False());
+        UInt remaining = regInit("remaining", uint(rw), U(0, rw));
+        UInt rem = wire("rem", mux(open, remaining, beat.length.resize(rw)));
+        int b = log2Up(octets) + 1;
+        Bool high = range(rem, rw - 1, b).orR();
+        UInt low = range(rem, b - 1, 0);
+        List<Bool> keep = new ArrayList<>();
+        for (int i = 0; i < octets; i++) {
+            keep.add(or(high, gt(low, U(i, b))));
+        }
+        AxisBeat out = io.ulpdu.payload();
+        set(out.tdata, beat.data);
+        set(out.tkeep, catLsbFirst(keep));
+        set(out.tlast, beat.last);
+        set(io.ulpdu.valid(), hold.io.ulpdu.valid());
+        set(hold.io.ulpdu.ready(), io.ulpdu.ready());
+        set(io.ulpduLength, beat.length);
+        set(io.ulpduConn, beat.conn);
+        when(io.ulpdu.fire(), () -> {
+            set(open, not(beat.last));
+            set(remaining, sub(rem, U(octets, rw)));
+        });
+
+        // ---- the first error per connection, once every ULPDU of it before the error has left (MPA-44)
+        Bool errValid = regInit("errValid", bool(), False());
+        UInt errConn = reg("errConn", uint(cb));
+        UInt errCode = reg("errCode", uint(8));
+        MpaRxHold.Error e = hold.io.error.payload();
+        set(errValid, and(hold.io.error.valid(), not(pick(clear, e.conn))));
+        set(errConn, e.conn);
+        set(errCode, e.code);
+        for (int c = 0; c < n; c++) {
+            Bool failed = regInit("failed_" + c, bool(), False());
+            UInt code = regInit("errorCode_" + c, uint(8), U(0, 8));
+            UInt seq = regInit("errorSeq_" + c, uint(32), U(0, 32));
+            UInt seqStart = io.seqStart.apply(c);
+            UInt badSeq = parser.io.badSeqOf.apply(c);
+            when(and(errValid, isConn(errConn, c), not(failed), not(clear.get(c))), () -> {
+                set(failed, True());
+                set(code, errCode);
+                set(seq, add(seqStart, badSeq)); // the parser's offset is from the stream's start
+            });
+            when(clear.get(c), () -> {
+                set(failed, False());
+                set(code, U(0, 8));
+                set(seq, U(0, 32));
+            });
+            set(io.failed.apply(c), failed);
+            set(io.errorCode.apply(c), code);
+            set(io.errorSeq.apply(c), seq);
+        }
+    }
+
+    /**
+     * The first offering port after {@code last} in round-robin order (wrapping to the lowest); any value when none
+     * offers.
+     */
+    static UInt roundRobin(List<Bool> offer, UInt last, int bits) {
+        int n = offer.size();
+        UInt first = U(0, bits);
+        UInt after = U(0, bits);
+        Bool anyAfter = False();
+        for (int q = n - 1; q >= 0; q--) {
+            first = mux(offer.get(q), U(q, bits), first);
+            if (q > 0) { // index 0 never comes after another
+                Bool later = and(offer.get(q), gt(U(q, bits), last));
+                after = mux(later, U(q, bits), after);
+                anyAfter = or(anyAfter, later);
+            }
+        }
+        return mux(anyAfter, after, first);
+    }
+
+    private TcpRxBeat pickBeat(List<Stream<TcpRxBeat>> ports, UInt index) {
+        if (ports.size() == 1) {
+            return ports.get(0).payload();
+        }
+        List<TcpRxBeat> beats = new ArrayList<>();
+        for (Stream<TcpRxBeat> p : ports) {
+            beats.add(p.payload());
+        }
+        return vec(beats).apply(index);
+    }
+
+    private static <T extends spinal.core.Data> List<T> vecList(Vec<T> v) {
+        List<T> out = new ArrayList<>();
+        for (int i = 0; i < v.size(); i++) {
+            out.add(v.apply(i));
+        }
+        return out;
+    }
+
+    private Bool isConn(UInt conn, int c) {
+        return n == 1 ? True() : eq(conn, U(c, conn.getBitsWidth()));
+    }
+
+    private static Bool orAll(List<Bool> bits) {
+        Bool r = False();
+        for (Bool x : bits) {
+            r = or(r, x);
+        }
+        return r;
+    }
+
+    private static <T extends spinal.core.Data> T pick(List<T> xs, UInt index) {
+        return xs.size() == 1 ? xs.get(0) : vec(xs).apply(index);
+    }
+}
