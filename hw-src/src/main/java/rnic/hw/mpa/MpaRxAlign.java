@@ -253,16 +253,22 @@ public final class MpaRxAlign extends HwComponent {
             UInt x = in.conn;
             Bool same = eq(x, liveConn);
             // Pending on the live connection without input: complete words not handed on, or an unreported hole.
-            Bool pending = wire("pending", or(gt(shr(fill, 2).resize(cw), sent), and(lost, not(lostSent))));
+            // (At one word per beat no complete word is ever left over: only the hole.)
+            Bool unsent = words == 1 ? False() : gt(shr(fill, 2).resize(cw), sent);
+            Bool pending = wire("pending", or(unsent, and(lost, not(lostSent))));
             blocked = wire("blocked", and(input.valid(), not(same), pending));
             present = wire("present", and(input.valid(), not(blocked)));
             switching = wire("switching", and(present, not(same)));
             UInt expR = pick(tExp, x);
             UInt fillR = range(expR, fw - 1, 0);
             UInt sentR = shr(fillR, 2).resize(cw);
-            Bits rowR = pick(tPart, x).resize(dataWidth).$less$less(concat(sentR.asBits(), B(0, 5)).asUInt())
-                    .resize(dataWidth);
-            UInt rowOffR = concat(range(expR.asBits(), 31, fw), B(0, fw)).asUInt();
+            Bits part = pick(tPart, x);
+            List<Bits> rowWords = new ArrayList<>();
+            for (int i = 0; i < words; i++) {
+                rowWords.add(words == 1 ? part : mux(eq(sentR, U(i, cw)), part, B(0, 32)));
+            }
+            Bits rowR = catLsbFirst(rowWords);
+            UInt rowOffR = and(expR.asBits(), B(0xFFFF_FFFFL & ~(long) (n - 1), 32)).asUInt();
             Bool lostR = pick(tLost, x);
             rowV = wire("rowCtx", mux(switching, rowR, row));
             fillV = wire("fillCtx", mux(switching, fillR, fill));

@@ -153,7 +153,7 @@ public final class MpaRxShared extends HwComponent {
         for (int c = 0; c < n; c++) {
             UInt f = regInit("inflight_" + c, uint(ib), U(0, ib));
             inflight.add(f);
-            UInt need = shl(add(f.resize(wb), U(MARGIN_ROWS, wb)), log2Up(k2)).resize(wb);
+            UInt need = shl(add(f.resize(wb - log2Up(k2)), U(MARGIN_ROWS, wb - log2Up(k2))), log2Up(k2));
             room.add(wire("room_" + c, ge(hold.io.space.apply(c).resize(wb), need)));
         }
 
