@@ -492,15 +492,17 @@ class MpaRxSharedTest {
     @ParameterizedTest(name = "W={0}")
     @ValueSource(ints = {64, 512})
     void takesOneBeatPerCycleAcrossConnections(int w) {
-        for (int recut = 0; recut < 2; recut++) {
+        for (int recut = 0; recut < 3; recut++) {
             boolean full = recut == 0;
+            int senders = recut == 2 ? 1 : 4; // the last: one connection alone, for comparison
             model(w, 4).run("rate-" + recut, 9500L * w + recut, tb -> {
                 Random rng = tb.random();
                 Rig rig = new Rig(tb, rng, Pacer.always(), full);
                 Plan[] plans = new Plan[4];
                 long beats = 0;
                 for (int c = 0; c < 4; c++) {
-                    plans[c] = clean(randomDir(rng, (c & 1) != 0, (c & 2) != 0), 40, rng);
+                    plans[c] = c < senders ? clean(randomDir(rng, (c & 1) != 0, (c & 2) != 0), 40, rng)
+                            : Plan.of(randomDir(rng, false, false), List.of());
                     rig.settings(c, plans[c].dir());
                     Scoreboard<byte[]> sb = rig.scoreboard(c, "rate");
                     plans[c].ulpdus().forEach(sb::expect);
@@ -526,8 +528,8 @@ class MpaRxSharedTest {
                 long cycles = tb.cycle() - start;
                 tb.runUntilIdle(100_000);
                 double rate = (double) beats / cycles;
-                System.out.printf("[MpaRxShared W=%d n=4 %s beats] %d beats in %d cycles: %.3f beat/cycle%n", w,
-                        full ? "full" : "re-cut", beats, cycles, rate);
+                System.out.printf("[MpaRxShared W=%d n=4, %d sending, %s beats] %d beats in %d cycles: %.3f beat/cycle%n",
+                        w, senders, full ? "full" : "re-cut", beats, cycles, rate);
                 if (full) {
                     assertTrue(rate >= 0.95, "aggregate rate " + rate);
                 }
