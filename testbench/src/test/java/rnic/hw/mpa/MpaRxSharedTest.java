@@ -432,6 +432,36 @@ class MpaRxSharedTest {
     }
 
     /**
+     * The largest ULPDU the store takes ({@link MpaRxConfig#maxUlpdu()}, which sizes each connection's region) still
+     * gets through on a connection while the others send, with the output back-pressured: the credit check leaves room
+     * for it, so it cannot wedge its connection (and an FPDU of exactly the bound is no error).
+     *
+     * <p>Requirements: MPA-25, T-10; docs/shared-mpa.md §3.2, §3.3.
+     */
+    @ParameterizedTest(name = "W={0}")
+    @ValueSource(ints = {32, 512})
+    void theLargestUlpduGetsThroughBesideOtherConnections(int w) {
+        model(w, 4).run("largest", 9700L * w, tb -> {
+            Random rng = tb.random();
+            Plan[] plans = new Plan[4];
+            MpaDirection dir = randomDir(rng, true, true);
+            MpaFramer framer = new MpaFramer(dir, 65535);
+            List<TcpSegment> segs = new ArrayList<>();
+            for (int len : new int[] {MAX_ULPDU, 1 + rng.nextInt(100), MAX_ULPDU, MAX_ULPDU - 1, MAX_ULPDU}) {
+                byte[] u = new byte[len];
+                rng.nextBytes(u);
+                segs.addAll(framer.send(u));
+            }
+            plans[0] = Plan.of(dir, segs);
+            assertEquals(5, plans[0].ulpdus().size());
+            for (int c = 1; c < 4; c++) {
+                plans[c] = clean(randomDir(rng, rng.nextBoolean(), rng.nextBoolean()), 30, rng);
+            }
+            runPlans(tb, plans, rng);
+        });
+    }
+
+    /**
      * Flow control per connection: with the output stalled, connection 0 sends far more than its store region holds, so
      * its port is held; connection 1 then sends a stream that fits its own region and every beat of it is still taken
      * at once (connection 0's full region holds neither connection 1's port nor the store's writer). When the output
