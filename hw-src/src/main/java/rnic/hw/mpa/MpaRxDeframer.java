@@ -8,6 +8,7 @@ import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
 import rnic.hdl.Streams;
 import rnic.hw.axis.AxisBeat;
+import spinal.core.Bits;
 import spinal.core.Bool;
 import spinal.core.UInt;
 import spinal.lib.Stream;
@@ -120,17 +121,9 @@ public final class MpaRxDeframer extends HwComponent {
         open = regInit("open", bool(), False());
         remaining = regInit("remaining", uint(rw), U(0, rw));
         UInt rem = wire("rem", mux(open, remaining, beat.length.resize(rw)));
-        // tkeep octet i is rem > i, from the high bits' OR and a compare of the low ones (no 17-bit carry chain).
-        int b = log2Up(n) + 1;
-        Bool high = range(rem, rw - 1, b).orR();
-        UInt low = range(rem, b - 1, 0);
-        List<Bool> keep = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            keep.add(or(high, gt(low, U(i, b))));
-        }
         AxisBeat out = io.ulpdu.payload();
         set(out.tdata, beat.data);
-        set(out.tkeep, catLsbFirst(keep));
+        set(out.tkeep, keepBelow(rem, n));
         set(out.tlast, beat.last);
         set(io.ulpdu.valid(), hold.io.ulpdu.valid());
         set(hold.io.ulpdu.ready(), io.ulpdu.ready());
@@ -157,5 +150,21 @@ public final class MpaRxDeframer extends HwComponent {
         set(io.failed, failed);
         set(io.errorCode, errorCode);
         set(io.errorSeq, errorSeq);
+    }
+
+    /**
+     * {@code tkeep} of a beat with {@code rem} octets of its ULPDU left: octet i is kept when {@code rem > i}, from the
+     * OR of {@code rem}'s high bits and a compare of its low ones (no carry chain over all of {@code rem}).
+     */
+    static Bits keepBelow(UInt rem, int octets) {
+        int rw = rem.getBitsWidth();
+        int b = log2Up(octets) + 1;
+        Bool high = range(rem, rw - 1, b).orR();
+        UInt low = range(rem, b - 1, 0);
+        List<Bool> keep = new ArrayList<>();
+        for (int i = 0; i < octets; i++) {
+            keep.add(or(high, gt(low, U(i, b))));
+        }
+        return catLsbFirst(keep);
     }
 }

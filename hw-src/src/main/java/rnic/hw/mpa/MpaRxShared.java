@@ -211,16 +211,9 @@ public final class MpaRxShared extends HwComponent {
         Bool open = regInit("open", bool(), False());
         UInt remaining = regInit("remaining", uint(rw), U(0, rw));
         UInt rem = wire("rem", mux(open, remaining, beat.length.resize(rw)));
-        int b = log2Up(octets) + 1;
-        Bool high = range(rem, rw - 1, b).orR();
-        UInt low = range(rem, b - 1, 0);
-        List<Bool> keep = new ArrayList<>();
-        for (int i = 0; i < octets; i++) {
-            keep.add(or(high, gt(low, U(i, b))));
-        }
         AxisBeat out = io.ulpdu.payload();
         set(out.tdata, beat.data);
-        set(out.tkeep, catLsbFirst(keep));
+        set(out.tkeep, MpaRxDeframer.keepBelow(rem, octets));
         set(out.tlast, beat.last);
         set(io.ulpdu.valid(), hold.io.ulpdu.valid());
         set(hold.io.ulpdu.ready(), io.ulpdu.ready());
@@ -263,9 +256,9 @@ public final class MpaRxShared extends HwComponent {
 
     /**
      * The first offering port after {@code last} in round-robin order (wrapping to the lowest); any value when none
-     * offers.
+     * offers. Also {@code RnicCore}'s pick among its connections' ULPDUs.
      */
-    static UInt roundRobin(List<Bool> offer, UInt last, int bits) {
+    public static UInt roundRobin(List<Bool> offer, UInt last, int bits) {
         int n = offer.size();
         UInt first = U(0, bits);
         UInt after = U(0, bits);

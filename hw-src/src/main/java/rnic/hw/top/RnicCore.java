@@ -177,7 +177,7 @@ public final class RnicCore extends HwComponent {
             ulpduLast.add(k.io.ulpdu.payload().tlast);
             ulpduLength.add(k.io.ulpduLength);
         }
-        UInt pick = wire("rxPick", roundRobin(offer, cur, qb));
+        UInt pick = wire("rxPick", rnic.hw.mpa.MpaRxShared.roundRobin(offer, cur, qb));
         UInt sel = wire("rxSelect", mux(locked, cur, pick));
         // tkeep is not needed: the length says where the segment ends (DdpBeat).
         Bool last = wire("rxLast", select(ulpduLast, sel));
@@ -358,23 +358,6 @@ public final class RnicCore extends HwComponent {
             // an earlier clear of this flag reported the old error again (the fuzzer's finding F11).
             when(rx.clear, () -> set(reported, False()));
         }
-    }
-
-    /** The lowest index with {@code offer} set after {@code last} (wrapping), or the lowest overall. */
-    private static UInt roundRobin(List<Bool> offer, UInt last, int bits) {
-        int n = offer.size();
-        UInt first = U(0, bits);
-        UInt after = U(0, bits);
-        Bool anyAfter = False();
-        for (int q = n - 1; q >= 0; q--) {
-            first = mux(offer.get(q), U(q, bits), first);
-            if (q > 0) { // index 0 never comes after another
-                Bool later = and(offer.get(q), gt(U(q, bits), last));
-                after = mux(later, U(q, bits), after);
-                anyAfter = or(anyAfter, later);
-            }
-        }
-        return mux(anyAfter, after, first);
     }
 
     private static Bool orAll(List<Bool> bits) {
