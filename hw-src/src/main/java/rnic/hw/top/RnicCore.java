@@ -11,6 +11,7 @@ import rnic.hw.axis.AxisBeat;
 import rnic.hw.ddp.DdpBeat;
 import rnic.hw.ddp.DdpConfig;
 import rnic.hw.ddp.MemoryPort;
+import rnic.hw.mpa.MpaRxShared;
 import rnic.hw.mpa.MpaTxShared;
 import rnic.hw.mpa.TcpRxBeat;
 import rnic.hw.qp.QpRings;
@@ -25,22 +26,23 @@ import spinal.lib.bus.amba3.apb.Apb3;
 import spinal.lib.bus.amba4.axi.Axi4;
 
 /**
- * One RNIC: the host's registers, the QPs' rings in host memory, the DDP/RDMAP engines and one MPA connection per QP,
- * between an APB3 register port, one AXI4 master to host memory and one TCP payload stream pair per connection
+ * One RNIC: the host's registers, the QPs' rings in host memory, the DDP/RDMAP engines and the MPA receiver and
+ * transmitter shared by the QPs' connections, between an APB3 register port, one AXI4 master to host memory and one TCP payload stream pair per connection
  * (RFC 5044 MPA, RFC 5041 DDP, RFC 5040 RDMAP, RFC 7306 atomics; the issue-5 contract).
  *
  * <pre>
  *            apb ─► RnicRegisterFile ── QP/CQ registers ─► QpRings ◄─► axi (WQEs, CQEs)
  *                    │ setup, stagProgram     ▲ qpError      │ requests, recv ▲ events, mpaErrors
  *                    ▼                        │              ▼                │
- *   tcpRx_q ─► RnicConnection_q (MpaRxDeframer) ─► rx mux ─► RdmapEngine ─► tx demux ─►
- *                                      RnicConnection_q (MpaTxFramer) ─► tcpTx_q
+ *   tcpRx_q ─► gate (RnicConnection_q) ─► MpaRxShared ─► RdmapEngine ─► tx gate (RnicConnection_q) ─►
+ *                                                     MpaTxShared ─► tcpTx_q
  *                                            RdmapEngine ─► RnicMemoryMerge ◄─ QpRings ─► axi
  * </pre>
  *
- * <p><b>Connections.</b> Connection q carries QP q: an {@link RnicConnection} (its MPA transmitter and receiver and
- * the QP-state gates around them), cleared while the QP is in RESET, so a reset QP restarts its Marker grid and
- * sequence state (RFC 5044 §4.3, MPA-12) without touching the others. The
+ * <p><b>Connections.</b> Connection q carries QP q: its port pair, its state in the one {@link MpaRxShared} and the
+ * one {@link MpaTxShared}, and an {@link RnicConnection} (the QP-state gates around both directions). The connection's
+ * state in both is cleared while the QP is in RESET, so a reset QP restarts its Marker grid and sequence state
+ * (RFC 5044 §4.3, MPA-12) without touching the others. The
  * receiver takes TCP payload in RTR, RTS, SQD and SQE (Full Operation from QP_RX_SEQ_START with RX_MARKERS and CRC,
  * MPA-26); in RESET and INIT {@code tcpRx_q} is held (the host has not handed the stream over yet), in ERR its payload
  * is taken and dropped (RFC 5040 §5.4: nothing is placed on a dead stream). The transmitter sends from RTS on with
@@ -50,11 +52,12 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * response, and the transmitter is about to start) and dropped in RESET, INIT and an ERR reached before RTS. A reset
  * QP's {@code tcpTx_q} may drop a beat it was showing: the connection is gone.
  *
- * <p><b>Engine side.</b> Received ULPDUs go to the engine whole, one connection after another in round-robin order,
- * tagged with the connection's QP; the ULPDU_Length rides along as the segment length ({@link DdpBeat#length}). A
- * connection whose ULPDU is under way is not reset until its last beat has gone (the engine must see every beat of a
- * segment it started). Segments the engine sends go to the framer of their QP. MULPDU comes from the framer
- * ({@code QP_MULPDU}) and is handed to the engine when the QP is opened at INIT→RTR. An MPA receiver failure (E-M1…3,
+ * <p><b>Engine side.</b> Received ULPDUs go to the engine whole, in the order the receiver validated them (across
+ * connections first come, first served; within one, in stream order), tagged with the connection's QP; the
+ * ULPDU_Length rides along as the segment length ({@link DdpBeat#length}). A connection whose ULPDU the receiver is
+ * showing or reading out is not reset until its last beat has gone (the engine must see every beat of a segment it
+ * started). Segments the engine sends go to the framer of their QP. MULPDU comes from the framer
+ * ({@code QP_MULPDU}, per connection) and is handed to the engine when the QP is opened at INIT→RTR. An MPA receiver failure (E-M1…3,
  * MPA-44) moves the QP to ERR at once and is reported once to the ring engine as an {@code mpaErrors} entry (an
  * MPA_ERROR completion); E-M1 — the end of the stream ({@code TcpRxBeat.fin}: the peer's FIN or RST, MPA-41, DDP-28)
  * or a hole — waits until the engine has finished every ULPDU handed to it before (their segments decided and placed,
@@ -105,8 +108,10 @@ public final class RnicCore extends HwComponent {
     public final RdmapEngine engine;
     public final QpRings rings;
     public final RnicMemoryMerge memory;
-    /** The MPA connection of each QP (its receiver and the gates of both directions). */
+    /** The QP-state gates of each QP's MPA connection. */
     public final List<RnicConnection> conns = new ArrayList<>();
+    /** One MPA receiver for every connection. */
+    public final MpaRxShared mpaRx;
     /** One MPA transmitter for every connection. */
     public final MpaTxShared mpaTx;
 
@@ -124,77 +129,75 @@ public final class RnicCore extends HwComponent {
         io.apb.$greater$greater(regs.io.apb);
         mpaTx = child("mpaTx", () -> new MpaTxShared(c.dataWidth(), n));
 
-        // ---- per connection: framer and deframer, cleared while the QP is in RESET ----
+        mpaRx = child("mpaRx", () -> new MpaRxShared(c.mpaRx(), n));
+
+        // ---- per connection: the QP-state gates, and the connection's state in the shared receiver and transmitter,
+        // cleared while the QP is in RESET ----
         List<Bool> rxMid = new ArrayList<>();
+        List<Bool> clears = new ArrayList<>();
         List<Bool> mpaFailed = new ArrayList<>();
+        Stream<DdpBeat> toEngine = engine.io.rx;
+        UInt rxConn = mpaRx.io.ulpduConn;
         for (int q = 0; q < n; q++) {
             RnicRegisterFile.QpControl qc = regs.io.qp.get(q);
             final int qp = q;
             rxMid.add(wire("conn" + q + "_rxMid", bool()));
-            conns.add(child("conn_" + qp, () -> new RnicConnection(c.mpaRx())));
+            set(rxMid.get(q), mpaRx.io.mid.apply(q));
+            conns.add(child("conn_" + qp, RnicConnection::new));
             RnicConnection.Io k = conns.get(q).io;
-            // The QP in RESET restarts the connection, held off while the engine is taking one of its ULPDUs (it must
-            // see the whole segment, and the deframer holds all of it).
-            // A RESET the engine holds off is owed until done: the host may have moved the QP on (INIT, RTR) before
-            // the engine took the rest of the ULPDU, and until then the connection stays in RESET (its input held, its
-            // output dropped), so the restarted connection never sees the old one's state (the fuzzer's finding F14:
-            // a reset that met a dropped ULPDU left the receiver's old sequence state, E-M1 on the new stream).
+            // The QP in RESET restarts the connection, held off while the receiver is showing or reading out one of
+            // its ULPDUs (the engine must see the whole segment once it has started).
+            // A RESET held off is owed until done: the host may have moved the QP on (INIT, RTR) before the engine
+            // took the rest of the ULPDU, and until then the connection stays in RESET (its input held, its output
+            // dropped), so the restarted connection never sees the old one's state (the fuzzer's finding F14: a reset
+            // that met a dropped ULPDU left the receiver's old sequence state, E-M1 on the new stream).
             Bool inReset = wire("conn" + q + "_inReset", eq(qc.state, U(QpState.RESET.code(), 3)));
             Bool owed = regInit("conn" + q + "_resetOwed", bool(), False());
             Bool clear = regInit("conn" + q + "_clear", bool(), True());
+            clears.add(clear);
             set(clear, and(or(inReset, owed), not(rxMid.get(q))));
             set(owed, and(or(inReset, owed), rxMid.get(q)));
             set(k.clear, clear);
             set(k.state, mux(or(owed, clear), U(QpState.RESET.code(), 3), qc.state));
-            set(k.settings, qc.mpa);
+            set(k.holdTx, qc.mpa.holdTx);
             set(k.rxMid, rxMid.get(q));
+            set(k.rxTaken, and(toEngine.fire(), eq(rxConn, U(q, rxConn.getBitsWidth()))));
+            // receive: TCP payload into the shared receiver while the QP is open, drained in ERR, held otherwise
+            Stream<TcpRxBeat> tcpIn = io.tcpRx.get(q);
+            Stream<TcpRxBeat> rxPort = mpaRx.io.tcp.get(q);
+            set(rxPort.valid(), and(tcpIn.valid(), k.rxOpen));
+            set(rxPort.payload(), tcpIn.payload());
+            set(tcpIn.ready(), or(and(k.rxOpen, rxPort.ready()), k.rxDrain));
+            set(mpaRx.io.markers.apply(q), qc.mpa.rxMarkers);
+            set(mpaRx.io.crc.apply(q), qc.mpa.crc);
+            set(mpaRx.io.seqStart.apply(q), qc.mpa.rxSeqStart);
+            set(mpaRx.io.clear.apply(q), clear);
+            set(mpaRx.io.deliver.apply(q), k.rxDeliver);
+            // transmit
             Streams.connect(mpaTx.io.tcp.get(q), io.tcpTx.get(q));
             set(mpaTx.io.markers.apply(q), qc.mpa.txMarkers);
             set(mpaTx.io.crc.apply(q), qc.mpa.crc);
             set(mpaTx.io.emss.apply(q), qc.mpa.emss);
             set(mpaTx.io.clear.apply(q), clear);
-            Streams.connect(io.tcpRx.get(q), k.tcpRx);
             RnicRegisterFile.QpStatus st = regs.io.qpStatus.get(q);
             set(st.mulpdu, mpaTx.io.mulpdu.apply(q));
             mpaFailed.add(wire("conn" + q + "_mpaFailed", bool()));
             set(st.mpaFailed, mpaFailed.get(q));
-            set(st.mpaCode, k.errorCode);
+            set(st.mpaCode, mpaRx.io.errorCode.apply(q));
             set(st.sqCons, rings.io.sqCons.apply(q));
             set(st.rqCons, rings.io.rqCons.apply(q));
         }
 
-        // ---- receive: whole ULPDUs, round-robin over the connections ----
-        Stream<DdpBeat> toEngine = engine.io.rx;
-        UInt cur = regInit("rxCurrent", uint(qb), U(0, qb));
-        Bool locked = regInit("rxLocked", bool(), False());
-        List<Bool> offer = new ArrayList<>();
-        List<Bits> ulpduData = new ArrayList<>();
-        List<Bool> ulpduLast = new ArrayList<>();
-        List<UInt> ulpduLength = new ArrayList<>();
-        for (RnicConnection k : conns) {
-            offer.add(k.io.ulpdu.valid());
-            ulpduData.add(k.io.ulpdu.payload().tdata);
-            ulpduLast.add(k.io.ulpdu.payload().tlast);
-            ulpduLength.add(k.io.ulpduLength);
-        }
-        UInt pick = wire("rxPick", rnic.hw.mpa.MpaRxShared.roundRobin(offer, cur, qb));
-        UInt sel = wire("rxSelect", mux(locked, cur, pick));
-        // tkeep is not needed: the length says where the segment ends (DdpBeat).
-        Bool last = wire("rxLast", select(ulpduLast, sel));
-        // Locked: the connection's valid, held by it until taken; otherwise any offer is shown.
-        set(toEngine.valid(), mux(locked, select(offer, cur), orAll(offer)));
-        set(toEngine.payload().data, select(ulpduData, sel));
-        set(toEngine.payload().length, select(ulpduLength, sel));
-        set(toEngine.payload().qp, sel);
-        // A shown beat keeps its connection until taken; a taken beat without tlast keeps it until the ULPDU's end.
-        when(toEngine.valid(), () -> {
-            set(cur, sel);
-            set(locked, not(and(toEngine.ready(), last)));
-        });
-        for (int q = 0; q < n; q++) {
-            set(rxMid.get(q), and(locked, eq(cur, U(q, qb))));
-            set(conns.get(q).io.ulpdu.ready(), and(eq(sel, U(q, qb)), toEngine.ready()));
-        }
+        // ---- receive: the shared receiver's validated ULPDUs, whole, straight to the engine ----
+        // They come in the order the receiver validated them (first come, first served across the connections, in
+        // order within one), tagged with the connection's QP; the ULPDU_Length rides along as the segment length
+        // (DdpBeat); tkeep is not needed: the length says where the segment ends.
+        Bool last = wire("rxLast", mpaRx.io.ulpdu.payload().tlast);
+        set(toEngine.valid(), mpaRx.io.ulpdu.valid());
+        set(toEngine.payload().data, mpaRx.io.ulpdu.payload().tdata);
+        set(toEngine.payload().length, mpaRx.io.ulpduLength);
+        set(toEngine.payload().qp, rxConn.resize(qb));
+        set(mpaRx.io.ulpdu.ready(), toEngine.ready());
 
         // ---- MPA errors, reported once the engine is done with the ULPDUs that came before them ----
         // The receiver fails only after every earlier ULPDU of the connection has gone to the engine, but the engine
@@ -221,19 +224,20 @@ public final class RnicCore extends HwComponent {
                 mux(decided, U(1, 8), U(0, 8))));
         set(undecided, undecidedNext);
         for (int q = 0; q < n; q++) {
-            RnicConnection.Io k = conns.get(q).io;
+            Bool failed = mpaRx.io.failed.apply(q);
+            Bool clear = clears.get(q);
             Bool seen = regInit("conn" + q + "_mpaSeen", bool(), False());
             UInt ahead = regInit("conn" + q + "_mpaAhead", uint(8), U(0, 8));
-            when(and(k.failed, not(seen)), () -> {
+            when(and(failed, not(seen)), () -> {
                 set(seen, True());
                 set(ahead, undecidedNext);
             }).elseWhen(and(decided, neq(ahead, U(0, 8))), () -> set(ahead, sub(ahead, U(1, 8))));
-            when(k.clear, () -> {
+            when(clear, () -> {
                 set(seen, False());
                 set(ahead, U(0, 8));
             });
-            Bool endOfStream = eq(k.errorCode, U(rnic.wire.MpaErrorCode.TCP_CLOSED.code(), 8));
-            set(mpaFailed.get(q), and(k.failed, seen, eq(ahead, U(0, 8)),
+            Bool endOfStream = eq(mpaRx.io.errorCode.apply(q), U(rnic.wire.MpaErrorCode.TCP_CLOSED.code(), 8));
+            set(mpaFailed.get(q), and(failed, seen, eq(ahead, U(0, 8)),
                     or(not(endOfStream), and(engineDrained, not(rxMid.get(q))))));
         }
 
@@ -305,7 +309,7 @@ public final class RnicCore extends HwComponent {
         set(regs.io.qpError.payload().state, rings.io.qpError.payload().state);
         set(regs.io.qpError.payload().kind, rings.io.qpError.payload().kind);
         set(regs.io.qpError.payload().status, rings.io.qpError.payload().status);
-        mpaErrors(rings.io.mpaErrors, rings.config, mpaFailed);
+        mpaErrors(rings.io.mpaErrors, rings.config, mpaFailed, clears);
         set(regs.io.cqEvent.valid(), rings.io.cqEvent.valid());
         set(regs.io.cqEvent.payload(), rings.io.cqEvent.payload());
         set(io.interrupt, regs.io.interrupt);
@@ -315,11 +319,11 @@ public final class RnicCore extends HwComponent {
         memory.io.rings.$less$less(rings.io.axi);
         io.axi.$less$less(memory.io.axi);
         set(regs.io.memoryError, or(engine.io.memoryError, rings.io.memoryError));
-        set(regs.io.rxIdle, wire("rxIdle", and(engineDrained, not(locked), not(orAll(offer)))));
+        set(regs.io.rxIdle, wire("rxIdle", and(engineDrained, not(midUlpdu), not(mpaRx.io.ulpdu.valid()))));
     }
 
     /** One {@code mpaErrors} entry per receiver failure, lowest connection first, from an output register. */
-    private void mpaErrors(Stream<QpRings.MpaError> out, QpRingsConfig rc, List<Bool> failed) {
+    private void mpaErrors(Stream<QpRings.MpaError> out, QpRingsConfig rc, List<Bool> failed, List<Bool> clears) {
         int qb = config.ddp().qpBits();
         Bool valid = regInit("mpaErrorValid", bool(), False());
         QpRings.MpaError entry = reg("mpaErrorEntry", new QpRings.MpaError(rc));
@@ -338,34 +342,26 @@ public final class RnicCore extends HwComponent {
         Bool before = False();
         for (int q = 0; q < config.qpCount(); q++) {
             final int qp = q;
-            RnicConnection.Io rx = conns.get(q).io;
+            UInt code = mpaRx.io.errorCode.apply(q);
             Bool reported = regInit("conn" + q + "_mpaReported", bool(), False());
             Bool due = wire("conn" + q + "_mpaDue", and(failed.get(q), not(reported)));
             Bool pick = and(free, due, not(before));
             before = or(before, due);
             when(pick, () -> {
-                set(llpValid, neq(rx.errorCode, U(rnic.wire.MpaErrorCode.TCP_CLOSED.code(), 8)));
+                set(llpValid, neq(code, U(rnic.wire.MpaErrorCode.TCP_CLOSED.code(), 8)));
                 set(llpEntry.qp, U(qp, qb));
-                set(llpEntry.code, range(rx.errorCode, 2, 0));
+                set(llpEntry.code, range(code, 2, 0));
                 set(reported, True());
                 set(valid, True());
                 set(entry.qp, U(qp, qb));
-                set(entry.code, rx.errorCode);
-                set(entry.seq, rx.errorSeq);
+                set(entry.code, code);
+                set(entry.seq, mpaRx.io.errorSeq.apply(qp));
             });
             // Reported again only after the receiver was actually restarted: in RESET its failed flag stays up until
             // the connection's clear (one cycle later, or later still while the engine takes one of its ULPDUs), and
             // an earlier clear of this flag reported the old error again (the fuzzer's finding F11).
-            when(rx.clear, () -> set(reported, False()));
+            when(clears.get(q), () -> set(reported, False()));
         }
-    }
-
-    private static Bool orAll(List<Bool> bits) {
-        Bool r = False();
-        for (Bool b : bits) {
-            r = or(r, b);
-        }
-        return r;
     }
 
     /** Element {@code index} of {@code items} (the only one when there is one). */

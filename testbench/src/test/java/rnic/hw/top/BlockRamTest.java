@@ -20,9 +20,9 @@ import rnic.hw.mpa.MpaRxConfig;
 /**
  * Every buffer of {@link RnicCore} with more than {@value #SMALL} entries is written so that synthesis maps it to block
  * RAM: in the generated Verilog such a memory is read only inside a clocked {@code always} block (a synchronous read)
- * and carries no {@code ram_style = "distributed"}. And the MPA receive store of each connection, {@code 2·W/32}
- * half-word lanes of {@link MpaRxConfig#regionRows()} rows, is bounded by the configured MSS, not by the 16-bit
- * ULPDU_Length (MPA-23, MPA-25, T-10).
+ * and carries no {@code ram_style = "distributed"}. And the MPA receive store shared by the connections,
+ * {@code 2·W/32} half-word lanes with a region of {@link MpaRxConfig#regionRows()} rows per connection, is bounded by
+ * the configured MSS, not by the 16-bit ULPDU_Length (MPA-23, MPA-25, T-10).
  *
  * <p>The check reads the Verilog SpinalHDL writes: a memory is a {@code reg [..] name [a:b];} declaration; a read is any
  * use of {@code name[} other than the left-hand side of a write, and it is synchronous when it sits in an
@@ -52,14 +52,14 @@ class BlockRamTest {
         }
         assertTrue(bad.isEmpty(), "memories of more than " + SMALL + " entries must be synchronous block RAM:\n  "
                 + String.join("\n  ", bad));
-        // The receive store (one module, instantiated per connection) is there, one lane per half-word of a beat, and
-        // bounded by the MSS.
-        int bound = cfg.mpaRx().regionRows();
+        // The receive store (one for every connection) is there, one lane per half-word of a beat, each lane one
+        // region per connection bounded by the MSS.
+        int bound = cfg.qpCount() * cfg.mpaRx().regionRows();
         long lanes = mems.stream().filter(m -> m.entries() == bound && m.module().startsWith("MpaRxHold")).count();
         assertEquals(2 * (w / 32), lanes, "MPA receive store lanes of " + bound + " rows in " + mems);
         int largest = mems.stream().mapToInt(Memory::entries).max().orElse(0);
         assertTrue(largest <= Math.max(bound, cfg.ddp().stagCount()), "a memory of " + largest
-                + " entries exceeds the MPA receive buffer's bound " + bound);
+                + " entries exceeds the MPA receive store's bound " + bound);
     }
 
     @Test
@@ -67,10 +67,12 @@ class BlockRamTest {
         RnicConfig cfg = RnicConfig.defaults().withDataWidth(64).withMss(1460);
         assertEquals(1454, cfg.mpaRx().maxUlpdu());
         // One ULPDU of 1454 octets stored with its PAD, the ULPDU_Length half-word left out (2·⌈(2 + 1454) / 4⌉ − 1
-        // half-words), plus 8 rows of 4 half-words in flight, in rows of 4 half-words (W = 64).
-        int rows = (2 * ((2 + 1454 + 3) / 4) - 1 + 8 * 4 + 3) / 4;
-        assertEquals(190, rows);
-        assertEquals(rows, cfg.mpaRx().regionRows());
+        // half-words), plus 8 rows of 4 half-words in flight, in rows of 4 half-words (W = 64); one such region per
+        // connection in each lane.
+        int region = (2 * ((2 + 1454 + 3) / 4) - 1 + 8 * 4 + 3) / 4;
+        assertEquals(190, region);
+        assertEquals(region, cfg.mpaRx().regionRows());
+        int rows = cfg.qpCount() * region;
         List<Memory> mems = memories(generate(cfg, "mss1460"));
         assertEquals(4, mems.stream().filter(m -> m.entries() == rows && !m.asyncRead() && !m.distributed()
                 && m.module().startsWith("MpaRxHold")).count(), "4 synchronous " + rows + "-row lanes in " + mems);
