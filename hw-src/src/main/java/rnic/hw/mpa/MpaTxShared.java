@@ -104,7 +104,9 @@ public final class MpaTxShared extends HwComponent {
 
         // ---- prefix → splice; the splice takes the connection from the tag FIFO into a register (with its Marker
         // distance) in the cycle the first piece goes through this pipe register
-        Streams.connect(Streams.m2sPipe(prefix.io.output), splice.io.input);
+        // A skid buffer in front of the pipe register keeps the splice's ready out of the prefix's (timing: the
+        // ready chain from the packer back to the input would otherwise span every stage).
+        Streams.connect(Streams.m2sPipe(Streams.s2mPipe(prefix.io.output)), splice.io.input);
         Streams.connect(spliceTag, splice.io.tags);
         for (int k = 0; k < n; k++) {
             set(splice.io.markers.apply(k), io.markers.apply(k));
