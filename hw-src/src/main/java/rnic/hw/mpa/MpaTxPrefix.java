@@ -74,7 +74,9 @@ public final class MpaTxPrefix extends HwComponent {
         UInt firstWords = add(add(range(length, 16, 2), U(1, 15)),
                 mux(eq(range(length, 1, 0), U(3, 2)), U(1, 15), U(0, 15)));
         wordLeft = wire("wordLeft", mux(busy, wordsLeft, firstWords));
-        tailOnly = wire("tailOnly", and(busy, eq(octetsLeft, U(0, 17))));
+        // octetsLeft == 0, registered with it (the 17-bit compare would sit before the input's ready).
+        Bool drained = regInit("drained", bool(), True());
+        tailOnly = wire("tailOnly", and(busy, drained));
 
         // ULPDU octets past the end (and a tail-only beat's input) are zero: they become PAD.
         List<Bits> masked = new ArrayList<>();
@@ -102,7 +104,9 @@ public final class MpaTxPrefix extends HwComponent {
         when(io.output.fire(), () -> {
             set(busy, not(lastBeat));
             set(wordsLeft, mux(busy, sub(wordsLeft, U(words, 15)), firstAfter));
-            set(octetsLeft, mux(gt(octLeft, U(octets, 17)), sub(octLeft, U(octets, 17)), U(0, 17)));
+            Bool more = gt(octLeft, U(octets, 17));
+            set(octetsLeft, mux(more, sub(octLeft, U(octets, 17)), U(0, 17)));
+            set(drained, not(more));
             set(carry, range(maskedData, dataWidth - 1, dataWidth - 16));
         });
     }

@@ -280,10 +280,11 @@ public final class MpaTxSplice extends HwComponent {
                 set(toMarker, mux(follows, nextTo, vec(toMarkers).apply(head)));
                 set(near, mux(follows, nearNextBits, vec(nears).apply(head)));
             });
-            UInt next = wire("nextConn", mux(load, head, conn));
-            set(markersOn, io.markers.apply(next));
-            set(crcOn, io.crc.apply(next));
-            when(io.clear.apply(next), () -> {
+            // The next FPDU's settings: each selected by both candidates first, then by load (load comes late).
+            set(markersOn, mux(load, io.markers.apply(head), io.markers.apply(conn)));
+            set(crcOn, mux(load, io.crc.apply(head), io.crc.apply(conn)));
+            Bool clearNext = wire("clearNext", mux(load, io.clear.apply(head), io.clear.apply(conn)));
+            when(clearNext, () -> {
                 set(toMarker, U(0, 7));
                 set(near, B(1, words + 1));
             });
