@@ -35,6 +35,10 @@ import spinal.lib.Stream;
  * (an empty FIFO passes it straight through, so this costs no cycle), one from the splice to the port demultiplexer,
  * read with a register. A connection's port that is not ready holds the framer (the engine's one
  * segment at a time holds every connection behind it already).
+ *
+ * <p>Two skid buffers cut the ready chain (timing: iCE40 HX8K fmax, seed 1): one between the prefix and the splice's
+ * input pipe register, so the readies from the packer back through the splice stop there, and one after the
+ * packer, so the ports' readies stay out of the framer. Neither costs a cycle when it is empty.
  */
 public final class MpaTxShared extends HwComponent {
     /** FPDUs the connection-number FIFOs hold: more than fit in the stages they span. */
