@@ -36,9 +36,10 @@ import spinal.lib.Stream;
  * read with a register. A connection's port that is not ready holds the framer (the engine's one
  * segment at a time holds every connection behind it already).
  *
- * <p>Two skid buffers cut the ready chain (timing: iCE40 HX8K fmax, seed 1): one between the prefix and the splice's
- * input pipe register, so the readies from the packer back through the splice stop there, and one after the
- * packer, so the ports' readies stay out of the framer. Neither costs a cycle when it is empty.
+ * <p>Three skid buffers cut the ready chain (timing: iCE40 HX8K fmax, seed 1): one between the prefix and the
+ * splice's input pipe register and one between the splice and the packer's input pipe register, so the readies
+ * stop at each, and one after the packer, so the ports' readies stay out of the framer. None costs a cycle when it
+ * is empty.
  */
 public final class MpaTxShared extends HwComponent {
     /** FPDUs the connection-number FIFOs hold: more than fit in the stages they span. */
@@ -129,7 +130,8 @@ public final class MpaTxShared extends HwComponent {
         set(toPacker.valid(), and(splice.io.output.valid(), roomOut));
         set(toPacker.payload(), splice.io.output.payload());
         set(splice.io.output.ready(), and(toPacker.ready(), roomOut));
-        Streams.connect(Streams.m2sPipe(toPacker), packer.io.input);
+        // A skid buffer in front of the packer's pipe register keeps the packer's ready out of the splice's readies.
+        Streams.connect(Streams.m2sPipe(Streams.s2mPipe(toPacker)), packer.io.input);
         Stream<UInt> portTag = Streams.regFifo(tagOut, TAGS, 1);
 
         // ---- packer → the FPDU's port; a connection held in clear has its FPDUs dropped
