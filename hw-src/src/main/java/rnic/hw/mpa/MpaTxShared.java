@@ -125,14 +125,22 @@ public final class MpaTxShared extends HwComponent {
         when(splice.io.output.fire(), () -> set(firstPiece, splice.io.output.payload().last));
         set(tagOut.payload(), splice.io.outConn);
         Stream<WordPiece> toPacker = wire("toPacker", Streams.stream(() -> new WordPiece(words + 2)));
-        set(tagOut.valid(), and(splice.io.output.valid(), firstPiece, toPacker.ready()));
-        Bool roomOut = wire("roomOut", or(not(firstPiece), tagOut.ready()));
+        // The second FIFO's room as a register of its own (its occupancy counted beside it), so the splice's ready
+        // does not wait for the FIFO's pointer compare (timing); it equals the FIFO's push ready in every cycle.
+        UInt tagsOut = regInit("tagsOut", uint(log2Up(TAGS + 1)), U(0, log2Up(TAGS + 1)));
+        Bool tagRoom = regInit("tagRoom", bool(), True());
+        set(tagOut.valid(), and(splice.io.output.valid(), firstPiece, toPacker.ready(), tagRoom));
+        Bool roomOut = wire("roomOut", or(not(firstPiece), tagRoom));
         set(toPacker.valid(), and(splice.io.output.valid(), roomOut));
         set(toPacker.payload(), splice.io.output.payload());
         set(splice.io.output.ready(), and(toPacker.ready(), roomOut));
         // A skid buffer in front of the packer's pipe register keeps the packer's ready out of the splice's readies.
         Streams.connect(Streams.m2sPipe(Streams.s2mPipe(toPacker)), packer.io.input);
         Stream<UInt> portTag = Streams.regFifo(tagOut, TAGS, 1);
+        int tw = tagsOut.getBitsWidth();
+        UInt tagsNext = sub(add(tagsOut, mux(tagOut.fire(), U(1, tw), U(0, tw))), mux(portTag.fire(), U(1, tw), U(0, tw)));
+        set(tagsOut, tagsNext);
+        set(tagRoom, lt(tagsNext, U(TAGS, tw)));
 
         // ---- packer → the FPDU's port; a connection held in clear has its FPDUs dropped
         UInt to = wire("to", portTag.payload());
