@@ -138,9 +138,11 @@ public final class MpaTxShared extends HwComponent {
         Streams.connect(Streams.m2sPipe(Streams.s2mPipe(toPacker)), packer.io.input);
         Stream<UInt> portTag = Streams.regFifo(tagOut, TAGS, 1);
         int tw = tagsOut.getBitsWidth();
-        UInt tagsNext = sub(add(tagsOut, mux(tagOut.fire(), U(1, tw), U(0, tw))), mux(portTag.fire(), U(1, tw), U(0, tw)));
-        set(tagsOut, tagsNext);
-        set(tagRoom, lt(tagsNext, U(TAGS, tw)));
+        // The push and the pop select among precomputed values (the pop comes late: it follows the ports' readies).
+        Bool up = and(tagOut.fire(), not(portTag.fire()));
+        Bool down = and(portTag.fire(), not(tagOut.fire()));
+        set(tagsOut, mux(up, add(tagsOut, U(1, tw)), mux(down, sub(tagsOut, U(1, tw)), tagsOut)));
+        set(tagRoom, mux(up, lt(tagsOut, U(TAGS - 1, tw)), or(down, lt(tagsOut, U(TAGS, tw)))));
 
         // ---- packer → the FPDU's port; a connection held in clear has its FPDUs dropped
         UInt to = wire("to", portTag.payload());
