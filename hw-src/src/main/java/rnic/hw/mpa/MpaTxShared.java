@@ -39,7 +39,8 @@ import spinal.lib.Stream;
  * <p>Three skid buffers cut the ready chain (timing: iCE40 HX8K fmax, seed 1): one between the prefix and the
  * splice's input pipe register and one between the splice and the packer's input pipe register, so the readies
  * stop at each, and one after the packer, so the ports' readies stay out of the framer. None costs a cycle when it
- * is empty.
+ * is empty. The second tag FIFO's room is a register of its own ({@code tagRoom}, from an occupancy count kept beside
+ * the FIFO), so the splice's ready waits for no pointer compare.
  */
 public final class MpaTxShared extends HwComponent {
     /** FPDUs the connection-number FIFOs hold: more than fit in the stages they span. */
