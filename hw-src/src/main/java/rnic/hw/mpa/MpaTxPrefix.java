@@ -74,12 +74,14 @@ public final class MpaTxPrefix extends HwComponent {
         UInt firstWords = add(add(range(length, 16, 2), U(1, 15)),
                 mux(eq(range(length, 1, 0), U(3, 2)), U(1, 15), U(0, 15)));
         wordLeft = wire("wordLeft", mux(busy, wordsLeft, firstWords));
-        tailOnly = wire("tailOnly", and(busy, eq(octetsLeft, U(0, 17))));
+        // octetsLeft == 0, registered with it (the 17-bit compare would sit before the input's ready).
+        Bool drained = regInit("drained", bool(), True());
+        tailOnly = wire("tailOnly", and(busy, drained));
 
         // ULPDU octets past the end (and a tail-only beat's input) are zero: they become PAD.
         List<Bits> masked = new ArrayList<>();
         for (int i = 0; i < octets; i++) {
-            Bool valid = and(not(tailOnly), lt(U(i, 17), octLeft));
+            Bool valid = and(not(tailOnly), not(atMost(octLeft, i)));
             masked.add(mux(valid, range(in.data, 8 * i + 7, 8 * i), B(0, 8)));
         }
         Bits maskedData = catLsbFirst(masked);
@@ -89,7 +91,7 @@ public final class MpaTxPrefix extends HwComponent {
         WordPiece out = io.output.payload();
         int cw = out.count.getBitsWidth();
         // The first beat's test needs no add: ⌈(2 + L) / 4⌉ <= words  <=>  L <= 4·words − 2.
-        Bool lastBeat = mux(busy, le(wordsLeft, U(words, 15)), le(length, U(4L * words - 2, 17)));
+        Bool lastBeat = mux(busy, atMost(wordsLeft, words), atMost(length, 4L * words - 2));
         // Words left after this beat: for the first beat ⌈(2 + L) / 4⌉ − words in one add.
         UInt firstAfter = sub(add(range(length, 16, 2), mux(eq(range(length, 1, 0), U(3, 2)), U(1, 15), U(0, 15))),
                 U(words - 1, 15));
@@ -102,8 +104,23 @@ public final class MpaTxPrefix extends HwComponent {
         when(io.output.fire(), () -> {
             set(busy, not(lastBeat));
             set(wordsLeft, mux(busy, sub(wordsLeft, U(words, 15)), firstAfter));
-            set(octetsLeft, mux(gt(octLeft, U(octets, 17)), sub(octLeft, U(octets, 17)), U(0, 17)));
+            Bool more = not(atMost(octLeft, octets));
+            set(octetsLeft, mux(more, sub(octLeft, U(octets, 17)), U(0, 17)));
+            set(drained, not(more));
             set(carry, range(maskedData, dataWidth - 1, dataWidth - 16));
         });
+    }
+
+    /**
+     * {@code x <= c} for a constant {@code c}, as bit logic (timing: yosys maps a compare to a carry chain along the
+     * whole width; this leaves the depth to ABC).
+     */
+    static Bool atMost(UInt x, long c) {
+        Bool le = True(); // x[i:0] <= c[i:0], from bit 0 up
+        for (int i = 0; i < x.getBitsWidth(); i++) {
+            Bool xi = x.apply(i);
+            le = i < 63 && ((c >> i) & 1) == 1 ? or(not(xi), le) : and(not(xi), le);
+        }
+        return le;
     }
 }

@@ -35,6 +35,12 @@ import spinal.lib.Stream;
  * (an empty FIFO passes it straight through, so this costs no cycle), one from the splice to the port demultiplexer,
  * read with a register. A connection's port that is not ready holds the framer (the engine's one
  * segment at a time holds every connection behind it already).
+ *
+ * <p>Three skid buffers cut the ready chain (timing: iCE40 HX8K fmax, seed 1): one between the prefix and the
+ * splice's input pipe register and one between the splice and the packer's input pipe register, so the readies
+ * stop at each, and one after the packer, so the ports' readies stay out of the framer. None costs a cycle when it
+ * is empty. The second tag FIFO's room is a register of its own ({@code tagRoom}, from an occupancy count kept beside
+ * the FIFO), so the splice's ready waits for no pointer compare.
  */
 public final class MpaTxShared extends HwComponent {
     /** FPDUs the connection-number FIFOs hold: more than fit in the stages they span. */
@@ -104,7 +110,9 @@ public final class MpaTxShared extends HwComponent {
 
         // ---- prefix → splice; the splice takes the connection from the tag FIFO into a register (with its Marker
         // distance) in the cycle the first piece goes through this pipe register
-        Streams.connect(Streams.m2sPipe(prefix.io.output), splice.io.input);
+        // A skid buffer in front of the pipe register keeps the splice's ready out of the prefix's (timing: the
+        // ready chain from the packer back to the input would otherwise span every stage).
+        Streams.connect(Streams.m2sPipe(Streams.s2mPipe(prefix.io.output)), splice.io.input);
         Streams.connect(spliceTag, splice.io.tags);
         for (int k = 0; k < n; k++) {
             set(splice.io.markers.apply(k), io.markers.apply(k));
@@ -118,13 +126,24 @@ public final class MpaTxShared extends HwComponent {
         when(splice.io.output.fire(), () -> set(firstPiece, splice.io.output.payload().last));
         set(tagOut.payload(), splice.io.outConn);
         Stream<WordPiece> toPacker = wire("toPacker", Streams.stream(() -> new WordPiece(words + 2)));
-        set(tagOut.valid(), and(splice.io.output.valid(), firstPiece, toPacker.ready()));
-        Bool roomOut = wire("roomOut", or(not(firstPiece), tagOut.ready()));
+        // The second FIFO's room as a register of its own (its occupancy counted beside it), so the splice's ready
+        // does not wait for the FIFO's pointer compare (timing); it equals the FIFO's push ready in every cycle.
+        UInt tagsOut = regInit("tagsOut", uint(log2Up(TAGS + 1)), U(0, log2Up(TAGS + 1)));
+        Bool tagRoom = regInit("tagRoom", bool(), True());
+        set(tagOut.valid(), and(splice.io.output.valid(), firstPiece, toPacker.ready(), tagRoom));
+        Bool roomOut = wire("roomOut", or(not(firstPiece), tagRoom));
         set(toPacker.valid(), and(splice.io.output.valid(), roomOut));
         set(toPacker.payload(), splice.io.output.payload());
         set(splice.io.output.ready(), and(toPacker.ready(), roomOut));
-        Streams.connect(Streams.m2sPipe(toPacker), packer.io.input);
+        // A skid buffer in front of the packer's pipe register keeps the packer's ready out of the splice's readies.
+        Streams.connect(Streams.m2sPipe(Streams.s2mPipe(toPacker)), packer.io.input);
         Stream<UInt> portTag = Streams.regFifo(tagOut, TAGS, 1);
+        int tw = tagsOut.getBitsWidth();
+        // The push and the pop select among precomputed values (the pop comes late: it follows the ports' readies).
+        Bool up = and(tagOut.fire(), not(portTag.fire()));
+        Bool down = and(portTag.fire(), not(tagOut.fire()));
+        set(tagsOut, mux(up, add(tagsOut, U(1, tw)), mux(down, sub(tagsOut, U(1, tw)), tagsOut)));
+        set(tagRoom, mux(up, lt(tagsOut, U(TAGS - 1, tw)), or(down, lt(tagsOut, U(TAGS, tw)))));
 
         // ---- packer → the FPDU's port; a connection held in clear has its FPDUs dropped
         UInt to = wire("to", portTag.payload());

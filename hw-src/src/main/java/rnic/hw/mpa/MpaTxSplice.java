@@ -202,14 +202,27 @@ public final class MpaTxSplice extends HwComponent {
             spliced.add(mux(hasMarker, shifted, here));
         }
         covered = wire("covered", add(count, mux(hasMarker, U(1, cw), U(0, cw))));
-        UInt outCount = add(covered, mux(in.last, U(1, cw), U(0, cw)));
+        // count, covered and the piece's wire words (covered plus the CRC word at the FPDU's end) one-hot, without
+        // adders: they steer the Marker distance's next value, which the next piece needs in the next cycle.
+        List<Bool> countIs = new ArrayList<>();
+        for (int c = 0; c <= words; c++) {
+            countIs.add(eq(count, U(c, cw)));
+        }
+        List<Bool> hot = new ArrayList<>();
+        for (int c = 0; c < words + 2; c++) {
+            Bool plain = c <= words ? and(countIs.get(c), not(hasMarker)) : False();
+            Bool withMarker = c >= 1 ? and(countIs.get(c - 1), hasMarker) : False();
+            hot.add(wire("coveredIs" + c, or(plain, withMarker)));
+        }
+        List<Bool> outIs = new ArrayList<>();
+        for (int d = 0; d < words + 3; d++) {
+            Bool here = d < words + 2 ? and(hot.get(d), not(in.last)) : False();
+            Bool withCrc = d >= 1 ? and(hot.get(d - 1), in.last) : False();
+            outIs.add(or(here, withCrc));
+        }
         Stage s1 = wire("s1", new Stage(words, nb));
         set(s1.data, catLsbFirst(spliced));
         set(s1.covered, covered);
-        List<Bool> hot = new ArrayList<>();
-        for (int c = 0; c < words + 2; c++) {
-            hot.add(eq(covered, U(c, cw)));
-        }
         set(s1.coveredHot, catLsbFirst(hot));
         set(s1.last, in.last);
         set(s1.dataPart, B(0, 32));
@@ -218,10 +231,22 @@ public final class MpaTxSplice extends HwComponent {
         set(s1.crc, crcOn);
         Stream<Stage> p1 = Streams.m2sPipe(Streams.translateWith(input, s1));
 
-        UInt nextTo = wire("nextTo", sub(toMarker, outCount.resize(7)));
+        // The next Marker distance, toMarker − (wire words of this piece), as a one-hot select of toMarker − d
+        // (d = 0 … words + 2, each computed from the register alone) and its one-hot copy from compares of
+        // toMarker with k + d: no carry chain after the piece's word count.
+        Bits nextToBits = B(0, 7);
+        for (int d = 0; d < words + 3; d++) {
+            UInt minus = d == 0 ? toMarker : sub(toMarker, U(d, 7));
+            nextToBits = or(nextToBits, and(minus.asBits(), repeat(outIs.get(d), 7)));
+        }
+        UInt nextTo = wire("nextTo", nextToBits.asUInt());
         List<Bool> nearNext = new ArrayList<>();
         for (int k = 0; k <= words; k++) {
-            nearNext.add(eq(nextTo, U(k, 7)));
+            Bool is = False();
+            for (int d = 0; d < words + 3; d++) {
+                is = or(is, and(outIs.get(d), eq(toMarker, U(k + d, 7))));
+            }
+            nearNext.add(is);
         }
         Bits nearNextBits = catLsbFirst(nearNext);
         for (int k = 0; k < n; k++) {
@@ -255,10 +280,11 @@ public final class MpaTxSplice extends HwComponent {
                 set(toMarker, mux(follows, nextTo, vec(toMarkers).apply(head)));
                 set(near, mux(follows, nearNextBits, vec(nears).apply(head)));
             });
-            UInt next = wire("nextConn", mux(load, head, conn));
-            set(markersOn, io.markers.apply(next));
-            set(crcOn, io.crc.apply(next));
-            when(io.clear.apply(next), () -> {
+            // The next FPDU's settings: each selected by both candidates first, then by load (load comes late).
+            set(markersOn, mux(load, io.markers.apply(head), io.markers.apply(conn)));
+            set(crcOn, mux(load, io.crc.apply(head), io.crc.apply(conn)));
+            Bool clearNext = wire("clearNext", mux(load, io.clear.apply(head), io.clear.apply(conn)));
+            when(clearNext, () -> {
                 set(toMarker, U(0, 7));
                 set(near, B(1, words + 1));
             });
