@@ -256,9 +256,9 @@ public final class MpaRxShared extends HwComponent {
 
     /**
      * The first offering port after {@code last} in round-robin order (wrapping to the lowest); any value when none
-     * offers. Also {@code RnicCore}'s pick among its connections' ULPDUs.
+     * offers.
      */
-    public static UInt roundRobin(List<Bool> offer, UInt last, int bits) {
+    static UInt roundRobin(List<Bool> offer, UInt last, int bits) {
         int n = offer.size();
         UInt first = U(0, bits);
         UInt after = U(0, bits);

@@ -116,6 +116,12 @@ public final class MpaTxPrefix extends HwComponent {
      * whole width; this leaves the depth to ABC).
      */
     static Bool atMost(UInt x, long c) {
+        if (c < 0) {
+            throw new IllegalArgumentException("a bound of 0 or more, got " + c);
+        }
+        if (x.getBitsWidth() < 63 && (c >> x.getBitsWidth()) != 0) {
+            return True(); // c is above every value x can hold
+        }
         Bool le = True(); // x[i:0] <= c[i:0], from bit 0 up
         for (int i = 0; i < x.getBitsWidth(); i++) {
             Bool xi = x.apply(i);

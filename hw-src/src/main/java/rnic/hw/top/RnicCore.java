@@ -18,7 +18,6 @@ import rnic.hw.qp.QpRings;
 import rnic.hw.qp.QpRingsConfig;
 import rnic.hw.rdmap.RdmapEngine;
 import rnic.wire.QpState;
-import spinal.core.Bits;
 import spinal.core.Bool;
 import spinal.core.UInt;
 import spinal.lib.Stream;
@@ -56,7 +55,7 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * connections first come, first served; within one, in stream order), tagged with the connection's QP; the
  * ULPDU_Length rides along as the segment length ({@link DdpBeat#length}). A connection whose ULPDU the receiver is
  * showing or reading out is not reset until its last beat has gone (the engine must see every beat of a segment it
- * started). Segments the engine sends go to the framer of their QP. MULPDU comes from the framer
+ * started). Segments the engine sends go to the transmitter, tagged with their QP. MULPDU comes from the transmitter
  * ({@code QP_MULPDU}, per connection) and is handed to the engine when the QP is opened at INIT→RTR. An MPA receiver failure (E-M1…3,
  * MPA-44) moves the QP to ERR at once and is reported once to the ring engine as an {@code mpaErrors} entry (an
  * MPA_ERROR completion); E-M1 — the end of the stream ({@code TcpRxBeat.fin}: the peer's FIN or RST, MPA-41, DDP-28)
