@@ -253,7 +253,8 @@ public final class RxFuzz {
     static final class TxSink {
         final ByteArrayOutputStream packet = new ByteArrayOutputStream();
 
-        TxSink(Tb<?> tb, spinal.lib.Stream<rnic.hw.axis.AxisBeat> port, java.util.function.Consumer<byte[]> onPacket) {
+        TxSink(Tb<?> tb, spinal.lib.Stream<rnic.hw.axis.AxisBeat> port, java.util.function.Consumer<byte[]> onPacket,
+                java.util.function.IntConsumer onBeat) {
             rnic.hw.axis.AxisBeat p = port.payload();
             rnic.sim.SimSignal tdata = tb.signal(p.tdata);
             rnic.sim.SimSignal tkeep = tb.signal(p.tkeep);
@@ -269,6 +270,7 @@ public final class RxFuzz {
                         return b;
                     }, Pacer.always(), b -> {
                         packet.write(b, 0, b.length - 1);
+                        onBeat.accept(packet.size());
                         if (b[b.length - 1] != 0) {
                             onPacket.accept(packet.toByteArray());
                             packet.reset();
@@ -338,7 +340,12 @@ public final class RxFuzz {
         for (int q = 0; q < QPS; q++) {
             in.add(TcpPayloadSource.on(tb, tb.dut().io.b.tcpRx.get(q), Pacer.always()));
             int qq = q;
-            txSinks[q] = new TxSink(tb, tb.dut().io.b.tcpTx.get(q), fpdu -> sent(qq, fpdu));
+            txSinks[q] = new TxSink(tb, tb.dut().io.b.tcpTx.get(q), fpdu -> sent(qq, fpdu), n -> {
+                if (traced()) {
+                    System.out.printf("  [round %d cycle %d] QP %d beat out, %d octets of the FPDU%n", round,
+                            tb.cycle(), qq, n);
+                }
+            });
         }
         memory.onAccess((address, length, isWrite) -> {
             if (isWrite) {
@@ -347,13 +354,31 @@ public final class RxFuzz {
                             HostMemory.hex(address), length);
                 }
                 checkWrite(address, length);
+            } else if (traced()) {
+                System.out.printf("  [round %d cycle %d] AXI read %s +%d%n", round, tb.cycle(),
+                        HostMemory.hex(address), length);
             }
         });
         tb.reset(3);
     }
 
-    /** {@code -Drnic.fuzz.trace=R}: print the episodes of round R and what the core sent. */
-    private static final long TRACE = Long.getLong("rnic.fuzz.trace", -1);
+    /**
+     * {@code -Drnic.fuzz.trace=R[,R2...]}: print the episodes of round R (and of each further round listed) and what the
+     * core sent; rounds R and R + 1 also get a cycle-by-cycle trace of memory accesses and transmitted beats.
+     */
+    private static final long[] TRACES = java.util.Arrays.stream(System.getProperty("rnic.fuzz.trace", "").split(","))
+            .map(String::trim).filter(t -> !t.isEmpty()).mapToLong(Long::parseLong).toArray();
+    private static final long TRACE = TRACES.length == 0 ? -1 : TRACES[0];
+
+    /** Whether round {@code r} is one of those listed in {@code rnic.fuzz.trace}. */
+    private static boolean tracedRound(long r) {
+        for (long t : TRACES) {
+            if (t == r) {
+                return true;
+            }
+        }
+        return false;
+    }
     private final String[] traces = new String[QPS];
 
     private void violation(String what) {
@@ -634,7 +659,7 @@ public final class RxFuzz {
         long t0 = tb.cycle();
         boolean[] doneTrace = new boolean[QPS];
         while (in.stream().anyMatch(TcpPayloadSource::busy)) {
-            if (TRACE >= 0 && round == TRACE) {
+            if (tracedRound(round)) {
                 for (int q = 0; q < QPS; q++) {
                     if (!doneTrace[q] && !in.get(q).busy()) {
                         doneTrace[q] = true;
@@ -687,7 +712,7 @@ public final class RxFuzz {
 
     /** Whether this round's cycle-by-cycle trace is printed: {@code -Drnic.fuzz.trace=R} traces rounds R and R + 1. */
     private boolean traced() {
-        return TRACE >= 0 && (round == TRACE || round == TRACE + 1);
+        return tracedRound(round) || tracedRound(round - 1);
     }
 
     /** CORE_STATUS.RX_IDLE: no received ULPDU is waiting for or inside the engine. */
@@ -709,7 +734,7 @@ public final class RxFuzz {
         }
         for (Conn c : conns) {
             Expect e = expect[c.q];
-            if (TRACE == round) {
+            if (tracedRound(round)) {
                 System.out.print(traces[c.q]);
                 System.out.printf("  QP_STATE %s QP_ERROR %x; core sent %d FPDUs%n", state(c.q),
                         apb.read(qpReg(c.q, RnicRegs.QP_ERROR)), c.sent.size());
@@ -911,7 +936,7 @@ public final class RxFuzz {
         }
         e.stream = bytes;
         golden(c, e);
-        if (TRACE == round) {
+        if (tracedRound(round)) {
             StringBuilder t = new StringBuilder(String.format("QP %d markers %s crc %s emss %d seq %d mutation %s"
                     + " hole %d..%d failed %s cause %s%n", c.q, c.markers, c.crc, c.emss, e.seq, e.mutation,
                     e.holeFrom, e.holeTo, e.expect.failed, e.expect.cause));
