@@ -135,6 +135,20 @@ public final class Tb<T extends Component> {
         }
     }
 
+    /**
+     * Whether the cycles from now on go to the wave file, for a model built with waves ({@code -Drnic.wave}); without
+     * one, nothing happens. A long run can so record only the stretch it is after.
+     */
+    public void recordWave(boolean on) {
+        if (wave) {
+            if (on) {
+                raw.enableWave();
+            } else {
+                raw.disableWave();
+            }
+        }
+    }
+
     /** One clock cycle. */
     public void step() {
         Agent[] a = agents;

@@ -559,6 +559,7 @@ public final class RxFuzz {
         long startCycle = tb.cycle();
         while (report.fpdus < options.fpdus() && report.violations.size() < options.maxViolations()) {
             long before = report.fpdus;
+            tb.recordWave(TRACES.length == 0 || traced()); // with -Drnic.wave: only the traced rounds
             boolean ok = round();
             round++;
             if (progress && report.fpdus / 10_000 != before / 10_000) {
