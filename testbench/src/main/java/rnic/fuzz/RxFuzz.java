@@ -76,7 +76,8 @@ import rnic.wire.TerminateCause;
  *   <li>host memory in every data region equals the golden memory after each round — nothing placed after a detected
  *       error, nothing missing before it;</li>
  *   <li>no hang: a round's input is taken within {@value #BOUND_BASE} + {@value #BOUND_PER_OCTET} cycles per octet fed,
- *       and the core is quiet again within {@value #QUIET_LIMIT} cycles after that;</li>
+ *       and the core is quiet again within {@value #QUIET_LIMIT} cycles after that (quiet: {@value #QUIET_CYCLES}
+ *       cycles without a memory or transmitted beat, CORE_STATUS.RX_IDLE set whenever read in them);</li>
  *   <li>each detected error gives exactly one Terminate, octet for octet the golden one (the MPA error's, Layer LLP,
  *       for an MPA error), as the connection's last FPDU; an inbound Terminate gives none;</li>
  *   <li>a connection with an error is in ERR afterwards (QP_STATE), the others stay in RTS and keep working.</li>
@@ -91,7 +92,7 @@ public final class RxFuzz {
     static final int BOUND_BASE = 2000;
     static final int BOUND_PER_OCTET = 2;
     static final int QUIET_LIMIT = 20_000;
-    /** Idle cycles (no AXI beat, no transmitted FPDU) that count as quiet. */
+    /** Cycles without a memory or transmitted beat, the receive path idle throughout, that count as quiet. */
     static final int QUIET_CYCLES = 96;
     static final int IRD = 4;
     static final long SQ = 0x10_0000;
@@ -252,6 +253,8 @@ public final class RxFuzz {
      */
     static final class TxSink {
         final ByteArrayOutputStream packet = new ByteArrayOutputStream();
+        /** Beats taken so far. */
+        long beats;
 
         TxSink(Tb<?> tb, spinal.lib.Stream<rnic.hw.axis.AxisBeat> port, java.util.function.Consumer<byte[]> onPacket,
                 java.util.function.IntConsumer onBeat) {
@@ -270,6 +273,7 @@ public final class RxFuzz {
                         return b;
                     }, Pacer.always(), b -> {
                         packet.write(b, 0, b.length - 1);
+                        beats++;
                         onBeat.accept(packet.size());
                         if (b[b.length - 1] != 0) {
                             onPacket.accept(packet.toByteArray());
@@ -674,7 +678,13 @@ public final class RxFuzz {
             }
             tb.step();
         }
-        // Quiet: no memory beat and no FPDU sent for QUIET_CYCLES cycles.
+        // Quiet: for QUIET_CYCLES cycles no memory beat, no transmitted beat, and the receive path idle on every
+        // sample of CORE_STATUS.RX_IDLE (read back to back over APB, a few cycles each). RX_IDLE alone is not enough:
+        // the core may be draining a failed connection's ULPDU (no memory traffic, one beat per cycle) with work of
+        // other connections behind it — a Read Request whose response starts a cycle after RX_IDLE rises, an MPA error
+        // reported once the shared receiver's reader gets to it — and a window that merely ended on an idle sample saw
+        // that work as missing (seed 29112026: rounds 35877 and 37124, a Read Response "stopped" mid-FPDU and an MPA
+        // error with "no" Terminate, both sent a few cycles later).
         long t1 = tb.cycle();
         if (traced()) {
             System.out.printf("  [round %d cycle %d] input taken (from cycle %d)%n", round, t1, t0);
@@ -682,30 +692,17 @@ public final class RxFuzz {
         long lastActivity = tb.cycle();
         long beats = -1;
         while (tb.cycle() - lastActivity < QUIET_CYCLES) {
-            long b = slave.readBeats() + slave.writeBeats() + sentCount();
-            if (b != beats) {
+            if (tb.cycle() - t1 > QUIET_LIMIT) {
+                violation("hang: the core is still busy " + QUIET_LIMIT + " cycles after its input was taken"
+                        + (rxIdle() ? "" : " (CORE_STATUS.RX_IDLE low)"));
+                return false;
+            }
+            boolean idle = rxIdle(); // steps the clock
+            long b = slave.readBeats() + slave.writeBeats() + sentBeats();
+            if (b != beats || !idle) {
                 beats = b;
                 lastActivity = tb.cycle();
             }
-            if (tb.cycle() - t1 > QUIET_LIMIT) {
-                violation("hang: the core is still busy " + QUIET_LIMIT + " cycles after its input was taken");
-                return false;
-            }
-            tb.step();
-            // Quiet is not idle: the engine may still be consuming a failed segment (no memory traffic, up to one
-            // beat per cycle) with other connections' ULPDUs queued behind it in the receive mux (round 108 of
-            // --seed 1 --fpdus 5000: 221 silent beats, Writes still to place; round 1685 of --seed 11: a Terminate
-            // still to come). While the core says its receive path is not idle (CORE_STATUS.RX_IDLE), wait for
-            // another quiet window, up to QUIET_LIMIT.
-            if (tb.cycle() - lastActivity >= QUIET_CYCLES && !rxIdle()
-                    && tb.cycle() - t1 + QUIET_CYCLES <= QUIET_LIMIT) {
-                lastActivity = tb.cycle();
-            }
-        }
-        if (!rxIdle()) {
-            violation("hang: the receive path is not idle (CORE_STATUS.RX_IDLE) " + (tb.cycle() - t1)
-                    + " cycles after the input was taken");
-            return false;
         }
         check(expect);
         return true;
@@ -721,10 +718,11 @@ public final class RxFuzz {
         return (apb.read(RnicRegs.CORE_STATUS) & RnicRegs.CORE_STATUS_RX_IDLE_MASK) != 0;
     }
 
-    private long sentCount() {
+    /** Beats core b has transmitted so far, on every connection. */
+    private long sentBeats() {
         long n = 0;
-        for (Conn c : conns) {
-            n += c.sent.size();
+        for (TxSink t : txSinks) {
+            n += t.beats;
         }
         return n;
     }
