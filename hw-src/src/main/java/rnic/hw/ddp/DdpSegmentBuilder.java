@@ -218,7 +218,7 @@ public final class DdpSegmentBuilder extends HwComponent {
         Stream<Job> jobsIn = wire("jobsIn", Streams.stream(() -> new Job(n, tagWidth, qpBits)));
         Stream<ReadBeat> readIn = wire("readIn", Streams.stream(() -> new ReadBeat(w)));
         Stream<MemoryDone> doneIn = wire("doneIn", Streams.stream(() -> new MemoryDone(tagWidth)));
-        Stream<Job> jobs = Streams.fifo(jobsIn, JOBS, "DdpSegmentBuilder_StreamFifo_jobs");
+        Stream<Job> jobs = Streams.fifo(jobsIn, JOBS, 1, "DdpSegmentBuilder_StreamFifo_jobs");
         // Synchronous read (latency 2): a buffer of this size must map to block RAM, not LUTs.
         Stream<ReadBeat> reads = Streams.fifo(readIn, READ_BUFFER, 2, "DdpSegmentBuilder_StreamFifo_reads");
         Streams.connect(Streams.fifo(doneIn, 2, "DdpSegmentBuilder_StreamFifo_done"), io.done);

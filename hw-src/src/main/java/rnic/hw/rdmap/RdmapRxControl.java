@@ -766,12 +766,16 @@ public final class RdmapRxControl extends HwComponent {
         set(io.failed, catLsbFirst(failed));
 
         // Outputs wait until every placement issued before their segment is done.
-        Stream<Sequenced<Event>> evQueued = Streams.fifo(withSeq("ev", evIn, seq), OUTPUT_DEPTH);
-        set(io.quiet, and(eq(inFlight, U(0, 4)), eq(seq, doneCount), not(evQueued.valid()), not(io.events.valid())));
+        // The output queues show an item the cycle after its push (latency 1, no bypass multiplexer): quiet also
+        // looks at the event queue's push side, so an event on its way in counts.
+        Stream<Sequenced<Event>> evPush = withSeq("ev", evIn, seq);
+        Stream<Sequenced<Event>> evQueued = Streams.fifo(evPush, OUTPUT_DEPTH, 1);
+        set(io.quiet, and(eq(inFlight, U(0, 4)), eq(seq, doneCount), not(evPush.valid()), not(evQueued.valid()),
+                not(io.events.valid())));
         set(io.headTaken, go);
         connectGated(evQueued, doneCount, io.events);
-        Stream<Sequenced<Job>> jobQueued = Streams.fifo(withSeq("job", jobIn, seq), OUTPUT_DEPTH);
-        Stream<Sequenced<TerminateJob>> termQueued = Streams.fifo(withSeq("term", termIn, seq), OUTPUT_DEPTH);
+        Stream<Sequenced<Job>> jobQueued = Streams.fifo(withSeq("job", jobIn, seq), OUTPUT_DEPTH, 1);
+        Stream<Sequenced<TerminateJob>> termQueued = Streams.fifo(withSeq("term", termIn, seq), OUTPUT_DEPTH, 1);
         // A Terminate goes as soon as possible (RFC 5040 §7.1): once every placement before its segment is done (as
         // its TERMINATE_SENT event), not after the rest of its segment — dropped anyway — has been taken. Waiting for
         // that (the fuzzer's findings F16/F17) let the host see the QP in ERR and reset it, a long segment later,
