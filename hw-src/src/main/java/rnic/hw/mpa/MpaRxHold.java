@@ -399,7 +399,9 @@ public final class MpaRxHold extends HwComponent {
 
         // The head is a register, with the ULPDU's stored half-words and beats worked out in front of it: the
         // reader's pointer update and beat count start from registers, not from the FIFO's read mux.
-        Stream<MpaRxDesc> popped = Streams.fifo(descIn, descriptors, 2);
+        // The FIFO's block RAM is slow to its output (iCE40: about 2 ns), so its word is registered once more before
+        // that arithmetic.
+        Stream<MpaRxDesc> popped = Streams.m2sPipe(Streams.fifo(descIn, descriptors, 2));
         Head h0 = wire("headIn", new Head(n, bw));
         UInt pl = popped.payload().length;
         set(h0.desc, popped.payload());
