@@ -203,10 +203,12 @@ public final class MpaRxAlign extends HwComponent {
         set(inBeat.fin, raw.fin);
         set(inBeat.inOrder, inOrderIn);
         set(inBeat.count, rawCount);
-        // Behind the register a skid buffer: the front stage's enables (nextSeq) wait on no ready from the aligner.
+        // The aligner's ready is a gate or two from registers (lost, the beat's in-order flag, the output's ready), so
+        // the one-connection front feeds it directly; the shared one keeps a skid buffer behind its register, which
+        // also drops beats of a cleared connection.
         Stream<InBeat> input;
         if (conns == 0) {
-            input = Streams.s2mPipe(Streams.m2sPipe(Streams.translateWith(io.input, inBeat)));
+            input = Streams.m2sPipe(Streams.translateWith(io.input, inBeat));
         } else {
             set(inBeat.conn, io.inConn);
             Stream<InBeat> front = Streams.m2sPipe(Streams.translateWith(io.input, inBeat));
@@ -324,8 +326,10 @@ public final class MpaRxAlign extends HwComponent {
         set(o.rowOff, mux(emit, rowOffV, expected));
         set(o.lost, not(emit));
         set(out.valid(), or(emit, and(lostV, not(lostSentV))));
-        // A cycle moves when it has nothing to hand on or the output takes it.
-        Bool step = or(not(emit), out.ready());
+        // A cycle moves when the output can take a row, whether or not it hands one on: the enables then wait on no
+        // arithmetic of this cycle (the output's ready is one gate from registers; a stall that a row would not have
+        // needed costs nothing at one beat per cycle, where the output is always ready).
+        Bool step = out.ready();
         if (conns == 0) {
             set(input.ready(), or(lost, and(step, not(hole))));
         } else {

@@ -27,7 +27,7 @@ import spinal.lib.Stream;
  *  piece ──► accept ──► s1: rotate + write ──► 2w lane RAMs (16 bit × n·R, read synchronously)
  *   (MpaRxPiece)  │ wptr, space       │ verdict                      │
  *                 │                   ▼                              ▼
- *                 │          descriptor FIFO ──► head ──► cur: read a beat ──► v1: rotate ──► skid ──► ulpdu
+ *                 │          descriptor FIFO ──► head ──► cur: read a beat ──► v1 ──► v2: rotate ──► skid ──► ulpdu
  *                 │          (all connections,    │ skip, drop, error          (RAM out)
  *                 └──room[c]  verdict order)      └──► error (Flow), failed[c]
  * </pre>
@@ -159,13 +159,18 @@ public final class MpaRxHold extends HwComponent {
         public final MpaRxDesc desc;
         public final UInt stored;
         public final UInt beats;
+        public final int wrapBits;
+        /** {@code stored − RH} in {@code wrapBits} bits, two's complement: the read pointer's wrapped sum is one add. */
+        public final UInt storedLessRegion;
 
-        public Head(int n, int beatBits) {
+        public Head(int n, int beatBits, int wrapBits) {
             this.n = n;
             this.beatBits = beatBits;
+            this.wrapBits = wrapBits;
             desc = field("desc", new MpaRxDesc(n));
             stored = field("stored", uint(16));
             beats = field("beats", uint(beatBits));
+            storedLessRegion = field("storedLessRegion", uint(wrapBits));
         }
     }
 
@@ -331,12 +336,21 @@ public final class MpaRxHold extends HwComponent {
         set(counting.verdict, sp.verdict);
         set(counting.bad, sp.bad);
         set(counting.word, mux(sp.bad, sp.code.resize(16), sp.length));
-        Stream<Counted> in = Streams.m2sPipe(Streams.translateWith(skid, counting));
+        // One connection (MpaRxDeframer's holder): then a skid buffer, so the fit check's ready loads no wide register
+        // (timing). Several (one module MpaRxHold_n<n> for MpaRxShared and alone): not, MpaRxShared's credits count
+        // two entry registers here (MpaRxShared.MARGIN_ROWS).
+        Stream<Counted> counted = Streams.m2sPipe(Streams.translateWith(skid, counting));
+        Stream<Counted> in = n == 1 && !shared ? Streams.s2mPipe(counted) : counted;
         Counted p = in.payload();
         UInt inConn = p.conn;
         UInt na = in.payload().na;
         UInt cnt = in.payload().cnt;
-        Bool fits = wire("fits", le(cnt.resize(ub), pick(space, inConn)));
+        // cnt ≤ space without a carry chain over all of space: cnt has sb + 1 bits, so any higher bit of space set
+        // means it fits, else the low bits decide (timing: the check drives this stage's ready).
+        UInt spaceIn = pick(space, inConn);
+        int cb1 = cnt.getBitsWidth();
+        Bool fits = wire("fits", ub <= cb1 ? le(cnt.resize(ub), spaceIn)
+                : or(range(spaceIn, ub - 1, cb1).orR(), le(cnt, range(spaceIn, cb1 - 1, 0))));
         Bool stale = neq(in.payload().epoch, pick(epoch, inConn));
         Bool dropIn = wire("dropIn", or(pick(clear, inConn), pick(dead, inConn), stale));
 
@@ -359,7 +373,7 @@ public final class MpaRxHold extends HwComponent {
         Bool accept = wire("accept", and(in.valid(), not(dropIn), s1Free, fits));
         set(in.ready(), or(dropIn, and(s1Free, fits)));
         UInt wptrIn = pick(wptr, inConn);
-        UInt wptrNext = wire("wptrNext", wrapAdd(wptrIn, cnt, rh, hb));
+        UInt wptrNext = wire("wptrNext", wrapAddRow(wptrIn, cnt, k2, rh, hb));
         when(s1Free, () -> {
             set(s1Valid, accept);
             set(s1Conn, inConn);
@@ -399,11 +413,16 @@ public final class MpaRxHold extends HwComponent {
 
         // The head is a register, with the ULPDU's stored half-words and beats worked out in front of it: the
         // reader's pointer update and beat count start from registers, not from the FIFO's read mux.
-        Stream<MpaRxDesc> popped = Streams.fifo(descIn, descriptors, 2);
-        Head h0 = wire("headIn", new Head(n, bw));
+        // The FIFO's block RAM is slow to its output (iCE40: about 2 ns), so its word is registered once more before
+        // that arithmetic; a skid buffer on its pop side keeps the reader's decision off the FIFO's read enable.
+        // On its push side a skid buffer too: the writer's stage-1 enable waits on no full flag (timing).
+        Stream<MpaRxDesc> popped = Streams.m2sPipe(Streams.s2mPipe(Streams.fifo(Streams.s2mPipe(descIn), descriptors,
+                2)));
+        Head h0 = wire("headIn", new Head(n, bw, hb + 1));
         UInt pl = popped.payload().length;
         set(h0.desc, popped.payload());
         set(h0.stored, stored(pl));
+        set(h0.storedLessRegion, sub(stored(pl).resize(hb + 1), U(rh, hb + 1)));
         // ⌈L / (W/8)⌉ as whole beats plus one for a partial one, at least 1.
         Bool partBeat = or(neq(range(pl, octetShift - 1, 0), U(0, octetShift)), eq(pl, U(0, 16)));
         set(h0.beats, add(shr(pl, octetShift).resize(bw), mux(partBeat, U(1, bw), U(0, bw))));
@@ -422,10 +441,18 @@ public final class MpaRxHold extends HwComponent {
         UInt v1Len = reg("v1Len", uint(16));
         Bool v1Last = reg("v1Last", bool());
         UInt v1Rot = reg("v1Rot", uint(lk));
+        // v2: the row read registered before it is rotated (timing: block RAM out, bank select, then a register).
+        Bool v2 = regInit("v2", bool(), False());
+        UInt v2Conn = reg("v2Conn", uint(cb));
+        UInt v2Len = reg("v2Len", uint(16));
+        Bool v2Last = reg("v2Last", bool());
+        UInt v2Rot = reg("v2Rot", uint(lk));
+        Bits v2Row = reg("v2Row", bits(dataWidth));
 
         Stream<MpaRxHoldBeat> beats = wire("beats", Streams.stream(() -> new MpaRxHoldBeat(dataWidth, n)));
         Streams.connect(Streams.s2mPipe(beats), io.ulpdu);
-        Bool adv = wire("adv", or(not(v1), beats.ready()));
+        Bool adv2 = wire("adv2", or(not(v2), beats.ready()));
+        Bool adv = wire("adv", or(not(v1), adv2));
         Bool issue = wire("issue", and(curValid, adv));
         Bool curLast = regInit("curLast", bool(), False()); // curLeft = 1, kept as a register (timing)
         Bool lastIssue = wire("lastIssue", and(issue, curLast));
@@ -438,11 +465,19 @@ public final class MpaRxHold extends HwComponent {
         }
         Bits row = wire("row", catLsbFirst(read));
         MpaRxHoldBeat beat = beats.payload();
-        set(beats.valid(), v1);
-        set(beat.data, rotateHalfWords(row, v1Rot, false));
-        set(beat.length, v1Len);
-        set(beat.conn, v1Conn);
-        set(beat.last, v1Last);
+        set(beats.valid(), v2);
+        set(beat.data, rotateHalfWords(v2Row, v2Rot, false));
+        set(beat.length, v2Len);
+        set(beat.conn, v2Conn);
+        set(beat.last, v2Last);
+        when(adv2, () -> {
+            set(v2, v1);
+            set(v2Conn, v1Conn);
+            set(v2Len, v1Len);
+            set(v2Last, v1Last);
+            set(v2Rot, v1Rot);
+            set(v2Row, row);
+        });
         when(adv, () -> {
             set(v1, issue);
             set(v1Conn, curConn);
@@ -451,7 +486,7 @@ public final class MpaRxHold extends HwComponent {
             set(v1Rot, rLane);
         });
         when(issue, () -> {
-            set(curH, wrapAdd(curH, U(k2, lk + 1), rh, hb));
+            set(curH, wrapAddRow(curH, U(k2, lk + 1), k2, rh, hb));
             set(curLeft, sub(curLeft, U(1, bw)));
             set(curLast, eq(curLeft, U(2, bw)));
             when(curLast, () -> set(curValid, False()));
@@ -461,6 +496,7 @@ public final class MpaRxHold extends HwComponent {
         List<Bool> mid = new ArrayList<>();
         for (int c = 0; c < n; c++) {
             Bool m = or(and(curValid, isConn(curConn, c, n)), and(v1, isConn(v1Conn, c, n)),
+                    and(v2, isConn(v2Conn, c, n)),
                     and(io.ulpdu.valid(), isConn(io.ulpdu.payload().conn, c, n)));
             mid.add(wire("mid_" + c, m));
             set(io.mid.apply(c), mid.get(c));
@@ -474,7 +510,7 @@ public final class MpaRxHold extends HwComponent {
         Bool curIsHead = and(curValid, eq(curConn, hc));
         Bool popSkip = hSkip;
         // An error waits until the reader is empty: it then follows every earlier ULPDU (of any connection) out.
-        Bool readerEmpty = wire("readerEmpty", not(or(curValid, v1, io.ulpdu.valid())));
+        Bool readerEmpty = wire("readerEmpty", not(or(curValid, v1, v2, io.ulpdu.valid())));
         Bool popBad = wire("popBad", and(not(hSkip), hd.bad, readerEmpty));
         Bool popDrop = wire("popDrop", and(not(hSkip), not(hd.bad), not(hTake), not(curIsHead), not(lastIssue)));
         Bool popLoad = wire("popLoad", and(not(hSkip), not(hd.bad), hTake, or(not(curValid), lastIssue)));
@@ -483,7 +519,10 @@ public final class MpaRxHold extends HwComponent {
         UInt hStored = wire("hStored", head.payload().stored);
         UInt hBeats = wire("hBeats", head.payload().beats);
         UInt rptrHead = pick(rptr, hc);
-        UInt rptrNext = wire("rptrNext", wrapAdd(rptrHead, hStored, rh, hb));
+        // rptr + stored, wrapped inside the region: rptr + (stored − RH) when that is not negative, else the plain sum;
+        // two adds side by side from registers (timing; both operands are below RH ≤ 2^hb, so hb + 1 bits hold them).
+        UInt rptrAlt = add(rptrHead.resize(hb + 1), head.payload().storedLessRegion);
+        UInt rptrNext = wire("rptrNext", mux(rptrAlt.msb(), add(rptrHead, hStored.resize(hb)), rptrAlt.resize(hb)));
         when(and(head.fire(), popLoad), () -> {
             set(curValid, True());
             set(curConn, hc);
@@ -583,6 +622,24 @@ public final class MpaRxHold extends HwComponent {
      * {@code (h + x) mod rh} for {@code h < rh}, {@code x ≤ rh}, as {@code hb} bits: the wrap is decided on the full
      * sum, the result computed modulo {@code 2^hb} (it is below {@code rh}).
      */
+    /**
+     * {@link #wrapAdd} for an {@code x} of at most one row ({@code k2} half-words; {@code rh} is a whole number of rows):
+     * it wraps only from the region's last row, and then to {@code (h mod k2) + x − k2}, so the wrap test and the
+     * wrapped value are a few bits wide and only {@code h + x} is a carry chain (timing: the writer's pointer).
+     */
+    private static UInt wrapAddRow(UInt h, UInt x, int k2, int rh, int hb) {
+        int lk = log2Up(k2);
+        if (rh % k2 != 0 || rh <= k2) {
+            return wrapAdd(h, x, rh, hb);
+        }
+        int sw = lk + 2;
+        Bool lastRow = eq(shr(h, lk), U(rh / k2 - 1, hb - lk));
+        UInt s = add(range(h, lk - 1, 0).resize(sw), x.resize(sw));
+        Bool over = and(lastRow, ge(s, U(k2, sw)));
+        UInt wrapped = sub(s, U(k2, sw)).resize(hb);
+        return mux(over, wrapped, add(h, x.resize(hb)));
+    }
+
     private static UInt wrapAdd(UInt h, UInt x, int rh, int hb) {
         int w = Math.max(hb, x.getBitsWidth()) + 1;
         Bool over = ge(x.resize(w), sub(U(rh, w), h.resize(w)));

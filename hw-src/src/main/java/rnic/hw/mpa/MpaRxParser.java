@@ -143,6 +143,8 @@ public final class MpaRxParser extends HwComponent {
         public final UInt seq;
         public final Bool crcCheck;
         public final Bits crcDiff;
+        /** Span A holds octets: else {@code piece}'s A bounds are not a span and leave as 0 (applied behind the register). */
+        public final Bool aKeep;
         public final int n;
 
         public Parsed(int dataWidth, int n) {
@@ -152,6 +154,7 @@ public final class MpaRxParser extends HwComponent {
             seq = field("seq", uint(32));
             crcCheck = field("crcCheck", bool());
             crcDiff = field("crcDiff", bits(32));
+            aKeep = field("aKeep", bool());
         }
     }
 
@@ -253,7 +256,9 @@ public final class MpaRxParser extends HwComponent {
             UInt len = lengthAt(raw.data, U(i, cw));
             UInt c = contentWords(len);
             cwList.add(c.asBits());
-            smallList.add(le(c, U(words, RW)));
+            // contentWords(len) = ⌈(2 + len) / 4⌉ ≤ words exactly when len ≤ 4·words − 2: a compare with a
+            // constant, not behind the add (timing).
+            smallList.add(le(len, U(4 * words - 2, 16)));
             longList.add(gt(len, max));
         }
         set(p0.cw, catLsbFirst(cwList));
@@ -335,7 +340,12 @@ public final class MpaRxParser extends HwComponent {
         Bool bFits = not(and(smallB, lt(eB, hiS))); // B's CRC is not in this beat
 
         // CRC and Marker checks.
-        crcA = wire("crcA", CrcParallel.nextWords(matrix, mux(fresh, crcInit, crcStateV), r.data, start, endA));
+        Bits crcIn = mux(fresh, crcInit, crcStateV);
+        // At one word per beat, an FPDU that ends in the beat ends before its word (the word is its CRC), so A's CRC
+        // is either the state or the state over the word: the end only picks one (timing: it is known late).
+        crcA = wire("crcA", words == 1
+                ? mux(endsA, crcIn, CrcParallel.nextWords(matrix, crcIn, r.data, start, hi))
+                : CrcParallel.nextWords(matrix, crcIn, r.data, start, endA));
         crcB = wire("crcB", CrcParallel.nextWords(matrix, crcInit, r.data, nextStart, hi));
         Bits crcWord = wordAt(r.data, eAw);
         // The compare itself is a cycle later, behind the verdict register (below): crcBad.
@@ -361,7 +371,10 @@ public final class MpaRxParser extends HwComponent {
                 : checkedRaw.throwWhen(pick(io.clear, checkedRaw.payload().piece.conn));
         Bool canB = and(bAvail, bFits, not(badA), not(tooLongB), not(refuse));
         Bool wantOut = or(refuse, needA, endsA, canB);
-        Bool go = and(active, not(refuse), or(not(wantOut), parsed.ready()));
+        // A beat is worked on when the stage behind can take a piece, whether or not this beat hands one on: the
+        // enables then wait on no FPDU arithmetic of this cycle (at one beat per cycle the stage behind is ready).
+        Bool work = and(active, parsed.ready());
+        Bool go = and(work, not(refuse));
         takeB = wire("takeB", and(go, canB));
         Bool hold = and(bAvail, not(takeB));
 
@@ -375,8 +388,11 @@ public final class MpaRxParser extends HwComponent {
         MpaRxPiece pc = v.piece;
         set(pc.conn, n == 0 ? U(0, 1) : r.conn);
         set(pc.data, r.data);
-        set(pc.aFrom, mux(and(needA, not(refuse)), aFrom, U(0, sb)));
-        set(pc.aTo, mux(and(needA, not(refuse)), aTo, U(0, sb)));
+        // Span A's bounds go into the register as they are, with whether they are one; the zeroing is behind it
+        // (timing: needA is known late).
+        set(pc.aFrom, aFrom);
+        set(pc.aTo, aTo);
+        set(v.aKeep, and(needA, not(refuse)));
         set(pc.bFrom, mux(canB, add(shl(nextStart, 1).resize(sb), U(1, sb)), U(0, sb)));
         set(pc.bTo, mux(canB, shl(hi, 1).resize(sb), U(0, sb)));
         set(pc.verdict, or(refuse, endsA));
@@ -399,8 +415,8 @@ public final class MpaRxParser extends HwComponent {
         set(checked.ready(), io.pieces.ready());
         set(out.conn, c.piece.conn);
         set(out.data, c.piece.data);
-        set(out.aFrom, c.piece.aFrom);
-        set(out.aTo, c.piece.aTo);
+        set(out.aFrom, mux(c.aKeep, c.piece.aFrom, U(0, sb)));
+        set(out.aTo, mux(c.aKeep, c.piece.aTo, U(0, sb)));
         set(out.bFrom, c.piece.bFrom);
         set(out.bTo, c.piece.bTo);
         set(out.verdict, c.piece.verdict);
@@ -442,7 +458,27 @@ public final class MpaRxParser extends HwComponent {
         set(pipe.ready(), or(failedNow, and(go, not(hold)), and(active, refuse, parsed.ready())));
 
         when(and(active, refuse, parsed.ready()), failNow);
-        when(go, () -> {
+        // The FPDU's header fields are loaded whenever one starts in a worked beat, whether or not it also ends
+        // there (then nothing reads them before the next FPDU loads its own), or is refused (the stage fails and
+        // reads them no more): the enable waits on no end or bound arithmetic. B, taken below, overrides them.
+        when(and(work, starting), () -> {
+            set(ulpduLength, lengthA);
+            set(fpduOff, fpduOffA);
+            set(hdrOff, add(r.rowOff, shl(contentStart.resize(30), 2)));
+        });
+        // The FPDU state moves on in every worked beat, a refused one too: the stage then fails (below) and reads it
+        // no more (a clear resets it), so its enables wait on no bound arithmetic (timing).
+        when(work, () -> {
+            // A's running state, loaded in every worked beat: when A ends here nothing reads it before the next FPDU
+            // starts afresh (B, taken below, overrides it), so its enables wait on no end arithmetic (timing).
+            UInt used = sub(hi, contentStart);
+            UInt remNext = sub(remA, used.resize(RW));
+            set(rem, remNext);
+            // remNext ≤ words as remA ≤ words + used (remA ≥ used while A does not end in this beat, the only case
+            // in which it is read), without the subtraction's carry chain in front of the compare (timing).
+            set(remSmall, atMost(remA, add(U(words, cw + 1), used.resize(cw + 1))));
+            set(crcState, crcA);
+            set(markerBad, markerBadA);
             when(endsA, () -> {
                 set(leadDone, False());
                 set(markerBad, False());
@@ -461,17 +497,7 @@ public final class MpaRxParser extends HwComponent {
                 }).otherwise(() -> set(inFpdu, False()));
             }).otherwise(() -> {
                 set(inFpdu, or(inFpduV, hdrAvail));
-                when(starting, () -> {
-                    set(ulpduLength, lengthA);
-                    set(leadDone, not(hdrAvail));
-                    set(fpduOff, fpduOffA);
-                    set(hdrOff, add(r.rowOff, shl(contentStart.resize(30), 2)));
-                });
-                UInt remNext = sub(remA, sub(hi, contentStart).resize(RW));
-                set(rem, remNext);
-                set(remSmall, le(remNext, U(words, RW)));
-                set(crcState, crcA);
-                set(markerBad, markerBadA);
+                when(starting, () -> set(leadDone, not(hdrAvail)));
                 set(wp, U(0, cw));
             });
         });
@@ -501,6 +527,16 @@ public final class MpaRxParser extends HwComponent {
                 });
             }
         }
+    }
+
+    /** {@code x ≤ k} for a {@code k} narrower than {@code x}: {@code x}'s higher bits all zero, and a narrow compare. */
+    private static Bool atMost(UInt x, UInt k) {
+        int kb = k.getBitsWidth();
+        int xb = x.getBitsWidth();
+        if (xb <= kb) {
+            return le(x.resize(kb), k);
+        }
+        return and(not(range(x, xb - 1, kb).orR()), le(range(x, kb - 1, 0), k));
     }
 
     /** Connections sharing it ({@code 0}: the untagged one-connection parser). */

@@ -22,16 +22,17 @@ import spinal.lib.Stream;
  * it after, MPA-42/43/44).
  *
  * <pre>
- *  tcp_0 … tcp_{n-1} ──► ingress (sticky round robin) ──► MpaRxAlign(n) ──► skid ──► MpaRxParser(n) ──► MpaRxHold(n) ──► ulpdu
- *                          drop: failed      room[c]        context table             context table        per-connection
- *                          hold: clear       (credits)      (flush before switch)                          regions, one reader
+ *  tcp_0 … tcp_{n-1} ──► ingress (sticky round robin) ──► reg ──► MpaRxAlign(n) ──► skid ──► MpaRxParser(n) ──► MpaRxHold(n) ──► ulpdu
+ *                          drop: failed      room[c]                 context table             context table        per-connection
+ *                          hold: clear       (credits)               (flush before switch)                          regions, one reader
  * </pre>
  *
  * <p><b>Ingress.</b> A port whose connection has failed (its parser's verdict, or the store's report) is drained: ready
  * high, beats discarded, so TCP never stalls on a dead stream. A port under {@code clear} is held. Any other port with a
  * beat and credit is eligible; a sticky round-robin arbiter grants one per cycle, staying on a connection while it is
- * eligible, for up to {@value #QUANTUM} beats, then moving on to the next eligible port. The granted beat goes into the
- * aligner with its connection and that connection's {@code seqStart}: one beat per cycle across all connections.
+ * eligible, for up to {@value #QUANTUM} beats, then moving on to the next eligible port. The granted beat goes through
+ * a register (dropped there if its connection is cleared) into the aligner with its connection and that connection's
+ * {@code seqStart}: one beat per cycle across all connections.
  *
  * <p><b>Contexts.</b> The aligner and the parser are the one-connection stages with their per-connection state in
  * context tables (live registers plus one entry per connection, written back on a switch; see {@link MpaRxAlign},
@@ -44,9 +45,12 @@ import spinal.lib.Stream;
  * the items of c in flight — beats admitted and not yet taken by the aligner, plus rows the aligner handed on and the
  * parser has not finished ({@code inflight[c]}, counted from the stages' events) — plus this beat, the words the aligner
  * keeps back for c, and the three pieces that can sit between the parser's last register and the store's writer
- * ({@value #MARGIN_ROWS} in all). A connection whose region is full so back-pressures only its own port. With no item
- * in flight that is {@code 2·W/32 · }{@value #MARGIN_ROWS} half-words, less than the region keeps beyond one largest
- * ULPDU ({@link MpaRxConfig#INFLIGHT_BEATS} rows), so a connection inside its largest FPDU always gets on.
+ * ({@value #MARGIN_ROWS} in all). The check is a register ({@code room_c}, timing), made a cycle ahead on last cycle's
+ * values, so it keeps {@value #LAG_ROWS} rows more: in one cycle {@code space[c]} falls by at most one row (one piece
+ * written) and {@code inflight[c]} rises by at most two (a beat admitted, a row handed on). A connection whose region is
+ * full so back-pressures only its own port. With no item in flight that is {@code 2·W/32 · (}{@value #MARGIN_ROWS}
+ * {@code + }{@value #LAG_ROWS}{@code )} half-words, at most what the region keeps beyond one largest ULPDU and its PAD
+ * ({@link MpaRxConfig#INFLIGHT_BEATS} rows), so a connection inside its largest FPDU always gets on.
  *
  * <p><b>Clear.</b> While {@code clear[c]} is high, c is forgotten: its port is held, its items inside the aligner and
  * the parser are dropped and their context entries reset, its in-flight count goes to 0, and the store forgets it
@@ -63,6 +67,27 @@ public final class MpaRxShared extends HwComponent {
      * aligner's kept-back words, the parser's output register and the store's two entry registers.
      */
     public static final int MARGIN_ROWS = 5;
+    /**
+     * Rows more the credit check keeps because it is a register (timing): it compares last cycle's {@code space[c]}
+     * (less by at most one row this cycle) against last cycle's in-flight count (up by at most two: a beat admitted
+     * and a row handed on). {@value #MARGIN_ROWS} + {@value #LAG_ROWS} rows is {@link MpaRxConfig#INFLIGHT_BEATS}.
+     */
+    public static final int LAG_ROWS = 3;
+
+    /** A granted beat with its connection, in the register between the arbiter and the aligner. */
+    public static final class Granted extends HwBundle {
+        public final int dataWidth;
+        public final int n;
+        public final TcpRxBeat beat;
+        public final UInt conn;
+
+        public Granted(int dataWidth, int n) {
+            this.dataWidth = dataWidth;
+            this.n = n;
+            beat = field("beat", new TcpRxBeat(dataWidth));
+            conn = field("conn", uint(MpaRxPiece.connBits(n)));
+        }
+    }
 
     /** Ports. */
     public static final class Io extends HwBundle {
@@ -153,8 +178,10 @@ public final class MpaRxShared extends HwComponent {
         for (int c = 0; c < n; c++) {
             UInt f = regInit("inflight_" + c, uint(ib), U(0, ib));
             inflight.add(f);
-            UInt need = shl(add(f.resize(wb - log2Up(k2)), U(MARGIN_ROWS, wb - log2Up(k2))), log2Up(k2));
-            room.add(wire("room_" + c, ge(hold.io.space.apply(c).resize(wb), need)));
+            UInt need = shl(add(f.resize(wb - log2Up(k2)), U(MARGIN_ROWS + LAG_ROWS, wb - log2Up(k2))), log2Up(k2));
+            Bool r = regInit("room_" + c, bool(), False());
+            set(r, ge(hold.io.space.apply(c).resize(wb), need));
+            room.add(r);
         }
 
         // ---- ingress: drop, eligibility, sticky round robin
@@ -170,28 +197,40 @@ public final class MpaRxShared extends HwComponent {
         Bool stay = and(pick(eligible, cur), lt(run, U(QUANTUM, run.getBitsWidth())));
         UInt grant = wire("grant", n == 1 ? U(0, cb) : mux(stay, cur, roundRobin(eligible, cur, cb)));
         Bool any = wire("anyEligible", orAll(eligible));
-        Stream<TcpRxBeat> ain = align.io.input;
-        set(ain.valid(), any);
+        // The granted beat goes through a register (timing: the arbiter's decision does not reach the aligner's
+        // in-order test in the same cycle); a beat of a connection under clear is dropped there.
+        Stream<Granted> gin = Streams.stream(() -> new Granted(dataWidth, n));
+        set(gin.valid(), any);
         TcpRxBeat granted = pickBeat(io.tcp, grant);
-        set(ain.payload().tdata, granted.tdata);
-        set(ain.payload().tkeep, granted.tkeep);
-        set(ain.payload().seq, granted.seq);
-        set(ain.payload().fin, granted.fin);
-        set(align.io.inConn, grant);
-        set(align.io.seqStart, pick(vecList(io.seqStart), grant));
-        when(ain.fire(), () -> {
+        set(gin.payload().beat.tdata, granted.tdata);
+        set(gin.payload().beat.tkeep, granted.tkeep);
+        set(gin.payload().beat.seq, granted.seq);
+        set(gin.payload().beat.fin, granted.fin);
+        set(gin.payload().conn, grant);
+        Stream<Granted> gReg = Streams.m2sPipe(gin);
+        Stream<Granted> gOut = gReg.throwWhen(pick(clear, gReg.payload().conn));
+        Stream<TcpRxBeat> ain = align.io.input;
+        set(ain.valid(), gOut.valid());
+        set(gOut.ready(), ain.ready());
+        set(ain.payload().tdata, gOut.payload().beat.tdata);
+        set(ain.payload().tkeep, gOut.payload().beat.tkeep);
+        set(ain.payload().seq, gOut.payload().beat.seq);
+        set(ain.payload().fin, gOut.payload().beat.fin);
+        set(align.io.inConn, gOut.payload().conn);
+        set(align.io.seqStart, pick(vecList(io.seqStart), gOut.payload().conn));
+        when(gin.fire(), () -> {
             set(cur, grant);
             set(run, mux(eq(grant, cur), add(run, U(1, run.getBitsWidth())), U(1, run.getBitsWidth())));
         });
         for (int c = 0; c < n; c++) {
             Bool mine = isConn(grant, c);
-            set(io.tcp.get(c).ready(), or(drop.get(c), and(mine, eligible.get(c), ain.ready())));
+            set(io.tcp.get(c).ready(), or(drop.get(c), and(mine, eligible.get(c), gin.ready())));
         }
 
         // ---- in-flight accounting: + admitted beat, + row out of the aligner; − beat taken by it, − row finished
         for (int c = 0; c < n; c++) {
             UInt f = inflight.get(c);
-            Bool plusA = and(ain.fire(), isConn(grant, c));
+            Bool plusA = and(gin.fire(), isConn(grant, c));
             Bool plusR = and(align.io.emitted, isConn(align.io.emittedConn, c));
             Bool minusA = and(align.io.consumed, isConn(align.io.consumedConn, c));
             Bool minusR = and(parser.io.rowDone, isConn(parser.io.rowDoneConn, c));

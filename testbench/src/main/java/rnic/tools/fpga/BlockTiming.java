@@ -49,6 +49,10 @@ public final class BlockTiming {
                 "one transmitter for 4 connections"));
         b.add(new Block("MpaRxDeframer-w32", "MpaRxDeframer", () -> new MpaRxDeframer(32), null,
                 "its ULPDU store (MpaRxHold) included"));
+        b.add(new Block("MpaRxShared-w32-n4", "MpaRxShared",
+                () -> new rnic.hw.mpa.MpaRxShared(new rnic.hw.mpa.MpaRxConfig(32, 1460), 4), null,
+                "one receiver for 4 connections, MSS 1460 (the default 9000 needs 74 RAM4K, the HX8K has 32), "
+                        + "its ULPDU store (MpaRxHold) included"));
         b.add(atomicUnit());
         b.add(new Block("DdpTagValidator", "DdpTagValidator",
                 () -> new DdpTagValidator(DdpConfig.defaults(), DdpTagValidator.DEFAULT_TAG_WIDTH), null, ""));
