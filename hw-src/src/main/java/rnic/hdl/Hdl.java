@@ -180,6 +180,23 @@ public final class Hdl {
         return a.$less$eq(b);
     }
 
+    /**
+     * {@code a <= b} for operands of different widths with the carry chain only as wide as the narrower one: the
+     * wider operand's extra bits are or-reduced beside it (timing; {@link #le} would extend the narrower one and chain
+     * over the full width).
+     */
+    public static Bool leNarrow(UInt a, UInt b) {
+        int aw = a.getBitsWidth();
+        int bw = b.getBitsWidth();
+        if (aw > bw) {
+            return and(not(range(a, aw - 1, bw).orR()), le(range(a, bw - 1, 0), b));
+        }
+        if (bw > aw) {
+            return or(range(b, bw - 1, aw).orR(), le(a, range(b, aw - 1, 0)));
+        }
+        return le(a, b);
+    }
+
     /** {@code a > b}. */
     public static Bool gt(UInt a, UInt b) {
         return a.$greater(b);

@@ -372,16 +372,10 @@ public final class RxFuzz {
      */
     private static final long[] TRACES = java.util.Arrays.stream(System.getProperty("rnic.fuzz.trace", "").split(","))
             .map(String::trim).filter(t -> !t.isEmpty()).mapToLong(Long::parseLong).toArray();
-    private static final long TRACE = TRACES.length == 0 ? -1 : TRACES[0];
 
     /** Whether round {@code r} is one of those listed in {@code rnic.fuzz.trace}. */
     private static boolean tracedRound(long r) {
-        for (long t : TRACES) {
-            if (t == r) {
-                return true;
-            }
-        }
-        return false;
+        return java.util.Arrays.stream(TRACES).anyMatch(t -> t == r);
     }
     private final String[] traces = new String[QPS];
 
@@ -393,7 +387,7 @@ public final class RxFuzz {
                 : what.contains("middle of an FPDU") ? "unfinished FPDU" : "Terminate";
         report.violationKinds.merge(kind, 1L, Long::sum);
         String v = String.format("round %d cycle %d: %s", round, tb.cycle(), what);
-        if (TRACE >= 0) {
+        if (TRACES.length > 0) {
             System.out.println("VIOLATION " + v);
         }
         if (report.violations.size() < 1_000_000) {
@@ -691,13 +685,14 @@ public final class RxFuzz {
         }
         long lastActivity = tb.cycle();
         long beats = -1;
+        boolean idle = true;
         while (tb.cycle() - lastActivity < QUIET_CYCLES) {
             if (tb.cycle() - t1 > QUIET_LIMIT) {
                 violation("hang: the core is still busy " + QUIET_LIMIT + " cycles after its input was taken"
-                        + (rxIdle() ? "" : " (CORE_STATUS.RX_IDLE low)"));
+                        + (idle ? "" : " (CORE_STATUS.RX_IDLE low)"));
                 return false;
             }
-            boolean idle = rxIdle(); // steps the clock
+            idle = rxIdle(); // steps the clock
             long b = slave.readBeats() + slave.writeBeats() + sentBeats();
             if (b != beats || !idle) {
                 beats = b;
@@ -708,7 +703,7 @@ public final class RxFuzz {
         return true;
     }
 
-    /** Whether this round's cycle-by-cycle trace is printed: {@code -Drnic.fuzz.trace=R} traces rounds R and R + 1. */
+    /** Whether this round's cycle-by-cycle trace is printed: a round listed in {@code rnic.fuzz.trace}, or the next. */
     private boolean traced() {
         return tracedRound(round) || tracedRound(round - 1);
     }

@@ -345,12 +345,8 @@ public final class MpaRxHold extends HwComponent {
         UInt inConn = p.conn;
         UInt na = in.payload().na;
         UInt cnt = in.payload().cnt;
-        // cnt ≤ space without a carry chain over all of space: cnt has sb + 1 bits, so any higher bit of space set
-        // means it fits, else the low bits decide (timing: the check drives this stage's ready).
-        UInt spaceIn = pick(space, inConn);
-        int cb1 = cnt.getBitsWidth();
-        Bool fits = wire("fits", ub <= cb1 ? le(cnt.resize(ub), spaceIn)
-                : or(range(spaceIn, ub - 1, cb1).orR(), le(cnt, range(spaceIn, cb1 - 1, 0))));
+        // cnt ≤ space with the carry chain only as wide as cnt (timing: the check drives this stage's ready).
+        Bool fits = wire("fits", leNarrow(cnt, pick(space, inConn)));
         Bool stale = neq(in.payload().epoch, pick(epoch, inConn));
         Bool dropIn = wire("dropIn", or(pick(clear, inConn), pick(dead, inConn), stale));
 
@@ -622,6 +618,13 @@ public final class MpaRxHold extends HwComponent {
      * {@code (h + x) mod rh} for {@code h < rh}, {@code x ≤ rh}, as {@code hb} bits: the wrap is decided on the full
      * sum, the result computed modulo {@code 2^hb} (it is below {@code rh}).
      */
+    private static UInt wrapAdd(UInt h, UInt x, int rh, int hb) {
+        int w = Math.max(hb, x.getBitsWidth()) + 1;
+        Bool over = ge(x.resize(w), sub(U(rh, w), h.resize(w)));
+        UInt sum = add(h, x.resize(hb));
+        return mux(over, sub(sum, U(rh & ((1L << hb) - 1), hb)), sum);
+    }
+
     /**
      * {@link #wrapAdd} for an {@code x} of at most one row ({@code k2} half-words; {@code rh} is a whole number of rows):
      * it wraps only from the region's last row, and then to {@code (h mod k2) + x − k2}, so the wrap test and the
@@ -638,13 +641,6 @@ public final class MpaRxHold extends HwComponent {
         Bool over = and(lastRow, ge(s, U(k2, sw)));
         UInt wrapped = sub(s, U(k2, sw)).resize(hb);
         return mux(over, wrapped, add(h, x.resize(hb)));
-    }
-
-    private static UInt wrapAdd(UInt h, UInt x, int rh, int hb) {
-        int w = Math.max(hb, x.getBitsWidth()) + 1;
-        Bool over = ge(x.resize(w), sub(U(rh, w), h.resize(w)));
-        UInt sum = add(h, x.resize(hb));
-        return mux(over, sub(sum, U(rh & ((1L << hb) - 1), hb)), sum);
     }
 
     /**

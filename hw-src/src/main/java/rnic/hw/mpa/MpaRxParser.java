@@ -476,7 +476,7 @@ public final class MpaRxParser extends HwComponent {
             set(rem, remNext);
             // remNext ≤ words as remA ≤ words + used (remA ≥ used while A does not end in this beat, the only case
             // in which it is read), without the subtraction's carry chain in front of the compare (timing).
-            set(remSmall, atMost(remA, add(U(words, cw + 1), used.resize(cw + 1))));
+            set(remSmall, leNarrow(remA, add(U(words, cw + 1), used.resize(cw + 1))));
             set(crcState, crcA);
             set(markerBad, markerBadA);
             when(endsA, () -> {
@@ -527,16 +527,6 @@ public final class MpaRxParser extends HwComponent {
                 });
             }
         }
-    }
-
-    /** {@code x ≤ k} for a {@code k} narrower than {@code x}: {@code x}'s higher bits all zero, and a narrow compare. */
-    private static Bool atMost(UInt x, UInt k) {
-        int kb = k.getBitsWidth();
-        int xb = x.getBitsWidth();
-        if (xb <= kb) {
-            return le(x.resize(kb), k);
-        }
-        return and(not(range(x, xb - 1, kb).orR()), le(range(x, kb - 1, 0), k));
     }
 
     /** Connections sharing it ({@code 0}: the untagged one-connection parser). */
