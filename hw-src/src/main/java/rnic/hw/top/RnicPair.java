@@ -1,15 +1,27 @@
 package rnic.hw.top;
 
+import java.util.List;
+import rnic.hdl.Hdl;
 import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
-import rnic.hdl.Streams;
+import rnic.hdl.Scala;
+import spinal.core.BaseType;
+import spinal.core.ClockDomain;
 
 /**
  * The simulation top of a two-RNIC system: two {@link RnicCore}s, {@code a} and {@code b}, with every port of each
  * brought out under the prefix {@code a_} or {@code b_} ({@code a_apb_PADDR}, {@code b_axi_awvalid},
- * {@code a_tcpTx_0_valid}, {@code a_tcpRx_1_payload_seq}, {@code a_interrupt}, …). There is no logic here: the TCP connections between the two, the host memories and the
- * register accesses are the testbench's (the Java TCP channel model, {@code rnic.sim.HostMemory}), so one Verilator
- * model runs both RNICs in lockstep.
+ * {@code a_tcpTx_0_valid}, {@code a_tcpRx_1_payload_seq}, {@code a_interrupt}, …). The TCP connections between
+ * the two, the host memories and the register accesses are the testbench's (the Java TCP channel model,
+ * {@code rnic.sim.HostMemory}), so one Verilator model runs both RNICs in lockstep.
+ *
+ * <p>The only logic here is for the simulator: every input of a core passes a register clocked on the <em>falling</em>
+ * edge (named {@code <port>_fall}). The testbench ({@code rnic.sim.Tb}) changes inputs only between a rising edge and the
+ * next falling one, so each core sees exactly the values it would see wired straight through, at the same edges —
+ * the same behaviour cycle for cycle. What it buys is speed: Verilator re-evaluates all logic that depends
+ * combinationally on a top-level input on every {@code eval}, the rising-edge one included, although nothing has
+ * changed since the falling edge; behind these registers that logic is evaluated once per edge that moves it. Not
+ * for synthesis: a board top wires {@link RnicCore} directly.
  */
 public final class RnicPair extends HwComponent {
 
@@ -37,17 +49,32 @@ public final class RnicPair extends HwComponent {
         io = io(new Io(c));
         a = child("a", () -> new RnicCore(c));
         b = child("b", () -> new RnicCore(c));
-        expose(io.a, a.io, "a_");
-        expose(io.b, b.io, "b_");
+        ClockDomain falling = ClockDomain.current().withRevertedClockEdge();
+        expose(io.a, a.io, falling);
+        expose(io.b, b.io, falling);
     }
 
-    private static void expose(RnicCore.Io port, RnicCore.Io core, String prefix) {
-        port.apb.$greater$greater(core.apb);
-        port.axi.$less$less(core.axi);
-        rnic.hdl.Hdl.set(port.interrupt, core.interrupt);
-        for (int q = 0; q < port.tcpTx.size(); q++) {
-            Streams.connect(core.tcpTx.get(q), port.tcpTx.get(q));
-            Streams.connect(port.tcpRx.get(q), core.tcpRx.get(q));
+    /**
+     * Wires {@code port} (this top's) to {@code core} (the child's), leaf by leaf in declaration order: a core output
+     * straight to its port, a core input through a register of the {@code falling} clock domain.
+     */
+    private static void expose(RnicCore.Io port, RnicCore.Io core, ClockDomain falling) {
+        List<BaseType> outer = Scala.list(port.flatten());
+        List<BaseType> inner = Scala.list(core.flatten());
+        if (outer.size() != inner.size()) {
+            throw new IllegalStateException("port bundle and core bundle differ: " + outer.size() + " against "
+                    + inner.size() + " signals");
+        }
+        for (int i = 0; i < outer.size(); i++) {
+            BaseType p = outer.get(i);
+            BaseType k = inner.get(i);
+            if (k.isInput()) {
+                BaseType r = falling.apply(Scala.byName(() -> Hdl.regNext(p)));
+                r.setCompositeName(p, "fall", false);
+                Hdl.set(k, r);
+            } else {
+                Hdl.set(p, k);
+            }
         }
     }
 }
