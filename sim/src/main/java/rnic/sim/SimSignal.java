@@ -10,7 +10,8 @@ import spinal.sim.SimRaw;
  * <p>Writes remember the last value and skip the call when it is unchanged. Values up to 64 bits travel as
  * {@code long} (taken as unsigned); wider ones as little-endian octet arrays (octet 0 = bits 7:0, as on an AXI-Stream
  * {@code tdata}) or {@link BigInteger}. Only use it inside {@link Tb} callbacks: the model must be driven from the
- * thread that created it.
+ * thread that created it. Every write that reaches the model is noted in its {@link Tb}'s {@link Tb.Writes}, so the
+ * testbench knows whether any input changed in a half cycle.
  */
 public final class SimSignal {
     private final SimRaw raw;
@@ -21,12 +22,14 @@ public final class SimSignal {
     private final int width;
     private final long mask;
     private final byte[] scratch;
+    private final Tb.Writes writes;
     private long lastLong;
     private boolean lastValid;
 
-    SimSignal(SimRaw raw, NativeModel model, Signal signal, String name) {
+    SimSignal(SimRaw raw, NativeModel model, Signal signal, String name, Tb.Writes writes) {
         this.raw = raw;
         this.model = model;
+        this.writes = writes;
         this.signal = signal;
         this.id = signal.id();
         this.name = name;
@@ -64,6 +67,7 @@ public final class SimSignal {
         if (width > 64 || (width < 64 && (value & ~mask) != 0)) {
             throw new IllegalArgumentException(String.format("0x%x does not fit %s", value, this));
         }
+        writes.pending = true;
         if (model != null) {
             model.jni.setU64_mem(model.handle, id, value, 0);
         } else {
@@ -95,6 +99,7 @@ public final class SimSignal {
             set(value.longValue());
         } else {
             lastValid = false;
+            writes.pending = true;
             raw.setBigInt(signal, scala.math.BigInt.apply(value));
         }
     }
@@ -113,6 +118,7 @@ public final class SimSignal {
             return;
         }
         lastValid = false;
+        writes.pending = true;
         if (model == null) {
             byte[] be = new byte[len + 1];
             for (int i = 0; i < len; i++) {

@@ -19,8 +19,22 @@ import spinal.sim.SimRaw;
  * <p>Each {@link #step()} is one clock cycle: every agent's {@link Agent#sample()} with the inputs settled, the rising
  * edge, every agent's {@link Agent#drive()}, the falling edge. All of it runs on the thread that owns the model with
  * direct signal accessors; there is no thread hand-off per cycle.
+ *
+ * <p>A design with a top-level input named {@value #INPUT_LATCH} (the two-RNIC top) registers its inputs on that
+ * clock: the testbench raises it with the falling edge of a cycle in which any input was written, and lowers it with
+ * the next rising edge. Inputs written between a rising and the next falling edge (in {@code drive()}) so reach the
+ * design as they would wired straight through, and a half cycle without input changes costs Verilator almost
+ * nothing.
  */
 public final class Tb<T extends Component> {
+    /** The name of the input that clocks a design's input registers, when it has one. */
+    public static final String INPUT_LATCH = "inputLatch";
+
+    /** Whether any input was written since the input registers last took the inputs in. */
+    static final class Writes {
+        boolean pending = true;
+    }
+
     private final T dut;
     private final SimRaw raw;
     private final NativeModel model;
@@ -31,6 +45,8 @@ public final class Tb<T extends Component> {
     private final SimSignal clk;
     private final SimSignal reset;
     private final boolean resetActiveHigh;
+    private final SimSignal inputLatch;
+    private final Writes writes = new Writes();
     private final List<Agent> agentList = new ArrayList<>();
     private Agent[] agents = new Agent[0];
     private final List<Scoreboard<?>> scoreboards = new ArrayList<>();
@@ -46,9 +62,22 @@ public final class Tb<T extends Component> {
         this.random = new Random(seed);
         this.wave = wave;
         ClockDomain cd = dut.clockDomain().get();
-        this.clk = signal(topLevel(cd.clock()));
+        // The clocks are not inputs in this sense: their writes do not count as input changes.
+        this.clk = signal(topLevel(cd.clock()), new Writes());
         this.reset = cd.reset() == null ? null : signal(topLevel(cd.reset()));
         this.resetActiveHigh = cd.config().resetActiveLevel() == HIGH$.MODULE$;
+        BaseType latch = null;
+        var io = dut.getAllIo().iterator();
+        while (io.hasNext()) {
+            BaseType bt = io.next();
+            if (bt.isInput() && INPUT_LATCH.equals(bt.getName())) {
+                latch = bt;
+            }
+        }
+        this.inputLatch = latch == null ? null : signal(latch, new Writes());
+        if (inputLatch != null) {
+            inputLatch.set(0);
+        }
         clk.set(0);
         if (reset != null) {
             reset.set(!resetActiveHigh);
@@ -90,10 +119,14 @@ public final class Tb<T extends Component> {
 
     /** A handle on a port (or a {@code simPublic()} signal) of the design. */
     public SimSignal signal(BaseType bt) {
+        return signal(bt, writes);
+    }
+
+    private SimSignal signal(BaseType bt, Writes noted) {
         if (bt.algoIncremental() != -1 || bt.algoInt() < 0 || bt.algoInt() >= signals.size()) {
             throw new IllegalArgumentException(bt + " is not accessible in simulation: use a port or call simPublic()");
         }
-        return new SimSignal(raw, model, signals.apply(bt.algoInt()), bt.getName());
+        return new SimSignal(raw, model, signals.apply(bt.algoInt()), bt.getName(), noted);
     }
 
     /** Adds an agent; it is called from the next cycle on. */
@@ -156,6 +189,9 @@ public final class Tb<T extends Component> {
             agent.sample();
         }
         clk.set(1);
+        if (inputLatch != null) {
+            inputLatch.set(0);
+        }
         eval();
         if (wave) {
             raw.sleep(1);
@@ -165,6 +201,10 @@ public final class Tb<T extends Component> {
             agent.drive();
         }
         clk.set(0);
+        if (inputLatch != null && writes.pending) {
+            inputLatch.set(1);
+            writes.pending = false;
+        }
         eval();
         if (wave) {
             raw.sleep(1);

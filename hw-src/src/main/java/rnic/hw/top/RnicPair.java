@@ -6,6 +6,7 @@ import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
 import rnic.hdl.Scala;
 import spinal.core.BaseType;
+import spinal.core.Bool;
 import spinal.core.ClockDomain;
 
 /**
@@ -15,13 +16,15 @@ import spinal.core.ClockDomain;
  * the two, the host memories and the register accesses are the testbench's (the Java TCP channel model,
  * {@code rnic.sim.HostMemory}), so one Verilator model runs both RNICs in lockstep.
  *
- * <p>The only logic here is for the simulator: every input of a core passes a register clocked on the <em>falling</em>
- * edge (named {@code <port>_fall}). The testbench ({@code rnic.sim.Tb}) changes inputs only between a rising edge and the
- * next falling one, so each core sees exactly the values it would see wired straight through, at the same edges —
- * the same behaviour cycle for cycle. What it buys is speed: Verilator re-evaluates all logic that depends
- * combinationally on a top-level input on every {@code eval}, the rising-edge one included, although nothing has
- * changed since the falling edge; behind these registers that logic is evaluated once per edge that moves it. Not
- * for synthesis: a board top wires {@link RnicCore} directly.
+ * <p>The only logic here is for the simulator: every input of a core passes a register (named {@code <port>_in})
+ * clocked by the input {@code inputLatch}, which the testbench ({@code rnic.sim.Tb}) raises with the falling clock edge
+ * of a cycle in which it wrote any input, and lowers with the next rising edge. The testbench changes inputs only
+ * between a rising edge and the next falling one, so each core sees exactly the values it would see wired straight
+ * through, at the same edges — the same behaviour cycle for cycle. What it buys is speed: Verilator re-evaluates all
+ * logic that depends combinationally on a top-level input on every {@code eval}, the rising-edge one included,
+ * although nothing has changed since the falling edge; behind these registers that logic is evaluated only when an
+ * input changed, and a falling edge without input changes costs almost nothing. Not for synthesis: a board top wires
+ * {@link RnicCore} directly.
  */
 public final class RnicPair extends HwComponent {
 
@@ -30,6 +33,8 @@ public final class RnicPair extends HwComponent {
         public final RnicConfig config;
         public final RnicCore.Io a;
         public final RnicCore.Io b;
+        /** Clocks the registers of every core input: raised by the testbench when it changed an input. */
+        public final Bool inputLatch = field("inputLatch", Hdl.in(Hdl.bool()));
 
         public Io(RnicConfig config) {
             this.config = config;
@@ -49,16 +54,20 @@ public final class RnicPair extends HwComponent {
         io = io(new Io(c));
         a = child("a", () -> new RnicCore(c));
         b = child("b", () -> new RnicCore(c));
-        ClockDomain falling = ClockDomain.current().withRevertedClockEdge();
-        expose(io.a, a.io, falling);
-        expose(io.b, b.io, falling);
+        ClockDomain core = ClockDomain.current();
+        ClockDomain latch = core.copy(io.inputLatch, null, core.copy$default$3(), null, null, core.config(),
+                core.frequency(), core.copy$default$8());
+        // Not a clock crossing: the testbench moves both clocks in a fixed order (see above).
+        core.setSynchronousWith(latch);
+        expose(io.a, a.io, latch);
+        expose(io.b, b.io, latch);
     }
 
     /**
      * Wires {@code port} (this top's) to {@code core} (the child's), leaf by leaf in declaration order: a core output
-     * straight to its port, a core input through a register of the {@code falling} clock domain.
+     * straight to its port, a core input through a register of the {@code latch} clock domain.
      */
-    private static void expose(RnicCore.Io port, RnicCore.Io core, ClockDomain falling) {
+    private static void expose(RnicCore.Io port, RnicCore.Io core, ClockDomain latch) {
         List<BaseType> outer = Scala.list(port.flatten());
         List<BaseType> inner = Scala.list(core.flatten());
         if (outer.size() != inner.size()) {
@@ -69,8 +78,8 @@ public final class RnicPair extends HwComponent {
             BaseType p = outer.get(i);
             BaseType k = inner.get(i);
             if (k.isInput()) {
-                BaseType r = falling.apply(Scala.byName(() -> Hdl.regNext(p)));
-                r.setCompositeName(p, "fall", false);
+                BaseType r = latch.apply(Scala.byName(() -> Hdl.regNext(p)));
+                r.setCompositeName(p, "in", false);
                 Hdl.set(k, r);
             } else {
                 Hdl.set(p, k);
