@@ -75,7 +75,10 @@ public final class MpaRxParser extends HwComponent {
         public final Bool markers;
         public final Bool crc;
         public final int n;
-        /** Shared ({@code n ≥ 1}) only, else null. */
+        /**
+         * Shared ({@code n ≥ 1}) only, else null. {@code badSeqOf[c]}: {@code badSeq} of connection c, valid from the
+         * second cycle after that verdict left (it is taken through a register, timing).
+         */
         public final Vec<UInt> badSeqOf;
         public final Vec<Bool> markersOf;
         public final Vec<Bool> crcOf;
@@ -448,15 +451,23 @@ public final class MpaRxParser extends HwComponent {
             });
             set(io.badSeq, badSeq);
         } else {
+            // A bad verdict handed on is registered before it is recorded (timing: the CRC compare, then the
+            // enables of every connection's offset). Its connection is not under clear: a clear drops its pieces here.
+            Bool badLeft = regInit("badLeft", bool(), False());
+            UInt badLeftConn = reg("badLeftConn", uint(cb));
+            UInt badLeftSeq = reg("badLeftSeq", uint(32));
+            set(badLeft, and(io.pieces.fire(), c.piece.verdict, outBad));
+            set(badLeftConn, c.piece.conn);
+            set(badLeftSeq, c.seq);
             for (int k = 0; k < n; k++) {
                 final int kk = k;
                 Bool badSeen = regInit("badSeen_" + k, bool(), False());
                 UInt badSeq = regInit("badSeq_" + k, uint(32), U(0, 32));
                 Bool mine = isConn(c.piece.conn, k);
                 when(and(checked.valid(), crcBad, mine), () -> set(failedL.get(kk), True()));
-                when(and(io.pieces.fire(), c.piece.verdict, outBad, not(badSeen), mine), () -> {
+                when(and(badLeft, isConn(badLeftConn, k), not(badSeen)), () -> {
                     set(badSeen, True());
-                    set(badSeq, c.seq);
+                    set(badSeq, badLeftSeq);
                 });
                 when(io.clear.apply(k), () -> set(badSeen, False()));
                 set(io.badSeqOf.apply(k), badSeq);
