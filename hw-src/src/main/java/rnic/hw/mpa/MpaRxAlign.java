@@ -322,8 +322,11 @@ public final class MpaRxAlign extends HwComponent {
         merged = wire("merged", mux(take, or(rowV.resize(2 * dataWidth), shifted), rowV.resize(2 * dataWidth)));
         filled = wire("filled", add(fillV.resize(sw), mux(take, count, U(0, sw))));
         Bool rowDone = not(lt(filled, U(n, sw)));
-        complete = wire("complete", mux(rowDone, U(words, cw), shr(filled, 2).resize(cw)));
-        Bool emit = gt(complete, sentV);
+        // At one word per row a word is complete only with its row, and none is ever handed on before (sent stays 0):
+        // stated, so the emit test is the row's end alone (timing).
+        complete = wire("complete", words == 1 ? mux(rowDone, U(1, cw), U(0, cw))
+                : mux(rowDone, U(words, cw), shr(filled, 2).resize(cw)));
+        Bool emit = words == 1 ? rowDone : gt(complete, sentV);
 
         MpaRxRow o = out.payload();
         set(o.data, range(merged, dataWidth - 1, 0));
@@ -361,7 +364,7 @@ public final class MpaRxAlign extends HwComponent {
             }).otherwise(() -> {
                 set(row, range(merged, dataWidth - 1, 0));
                 set(fill, range(filled, fw - 1, 0));
-                set(sent, complete);
+                set(sent, words == 1 ? U(0, cw) : complete);
             });
         });
 
