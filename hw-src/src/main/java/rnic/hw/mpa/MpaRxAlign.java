@@ -37,7 +37,9 @@ import spinal.lib.Stream;
  * nothing pending (complete words not yet handed on, or a hole not yet reported), so a beat of another connection waits
  * while the live one is stepped without input until nothing is pending (flush before switch: ≤ 2 cycles, only then).
  * {@code clear[c]} forgets connection c: its table entry and, when live, the live registers go back to their reset
- * values, and its beats and rows inside the aligner's registers are dropped. {@code consumed}/{@code emitted} report,
+ * values, and its beats and rows inside the aligner's registers are dropped. (A beat of c under clear is worked on like
+ * any other before it is dropped, so the context may switch to c, whose live state is then reset: the aligner's enables
+ * and its context multiplexers wait on no clear, timing.) {@code consumed}/{@code emitted} report,
  * per cycle, a beat taken by the aligning stage and a row handed on by it, with their connections (the shared
  * receiver's flow control counts them).
  */
@@ -207,13 +209,17 @@ public final class MpaRxAlign extends HwComponent {
         // the one-connection front feeds it directly; the shared one keeps a skid buffer behind its register, which
         // also drops beats of a cleared connection.
         Stream<InBeat> input;
+        // A beat is offered when the registers hold one, whether or not a clear drops it this cycle (shared only).
+        final Bool offered;
         if (conns == 0) {
             input = Streams.m2sPipe(Streams.translateWith(io.input, inBeat));
+            offered = input.valid();
         } else {
             set(inBeat.conn, io.inConn);
             Stream<InBeat> front = Streams.m2sPipe(Streams.translateWith(io.input, inBeat));
             Stream<InBeat> skid = Streams.s2mPipe(front.throwWhen(pick(io.clear, front.payload().conn)));
             input = skid.throwWhen(pick(io.clear, skid.payload().conn));
+            offered = wire("offered", or(front.valid(), skid.valid()));
         }
         InBeat in = input.payload();
         Bool inOrder = in.inOrder;
@@ -242,7 +248,7 @@ public final class MpaRxAlign extends HwComponent {
             lostV = lost;
             lostSentV = lostSent;
             expOffV = expOff;
-            present = input.valid();
+            present = offered;
             blocked = conns == 0 ? null : False();
             switching = null;
         } else {
@@ -258,8 +264,8 @@ public final class MpaRxAlign extends HwComponent {
             // (At one word per beat no complete word is ever left over: only the hole.)
             Bool unsent = words == 1 ? False() : gt(shr(fill, 2).resize(cw), sent);
             Bool pending = wire("pending", or(unsent, and(lost, not(lostSent))));
-            blocked = wire("blocked", and(input.valid(), not(same), pending));
-            present = wire("present", and(input.valid(), not(blocked)));
+            blocked = wire("blocked", and(offered, not(same), pending));
+            present = wire("present", and(offered, not(blocked)));
             switching = wire("switching", and(present, not(same)));
             UInt expR = pick(tExp, x);
             UInt fillR = range(expR, fw - 1, 0);
@@ -316,8 +322,11 @@ public final class MpaRxAlign extends HwComponent {
         merged = wire("merged", mux(take, or(rowV.resize(2 * dataWidth), shifted), rowV.resize(2 * dataWidth)));
         filled = wire("filled", add(fillV.resize(sw), mux(take, count, U(0, sw))));
         Bool rowDone = not(lt(filled, U(n, sw)));
-        complete = wire("complete", mux(rowDone, U(words, cw), shr(filled, 2).resize(cw)));
-        Bool emit = gt(complete, sentV);
+        // At one word per row a word is complete only with its row, and none is ever handed on before (sent stays 0):
+        // stated, so the emit test is the row's end alone (timing).
+        complete = wire("complete", words == 1 ? mux(rowDone, U(1, cw), U(0, cw))
+                : mux(rowDone, U(words, cw), shr(filled, 2).resize(cw)));
+        Bool emit = words == 1 ? rowDone : gt(complete, sentV);
 
         MpaRxRow o = out.payload();
         set(o.data, range(merged, dataWidth - 1, 0));
@@ -355,11 +364,14 @@ public final class MpaRxAlign extends HwComponent {
             }).otherwise(() -> {
                 set(row, range(merged, dataWidth - 1, 0));
                 set(fill, range(filled, fw - 1, 0));
-                set(sent, complete);
+                set(sent, words == 1 ? U(0, cw) : complete);
             });
         });
 
-        // ---- clear: the connection's entry, and the live registers when it is live and not being left this cycle
+        // ---- clear: the connection's entry, and the live registers when it is live after this cycle (switched to, or
+        // live and not left). This overrides whatever the cycle did for it: a beat of a connection under clear is
+        // worked on like any other (the enables wait on no clear, timing), but is dropped at the input and its row at
+        // the output, and the state it leaves is reset here.
         for (int c = 0; c < conns; c++) {
             final int cc = c;
             Bool clr = io.clear.apply(c);
@@ -370,7 +382,9 @@ public final class MpaRxAlign extends HwComponent {
                     set(tLost.get(cc), False());
                 });
             }
-            Bool isLive = conns < 2 ? True() : and(isConn(liveConn, c), not(switching));
+            // Live after this cycle: the connection switched to, else the live one.
+            Bool isLive = conns < 2 ? True()
+                    : mux(switching, isConn(in.conn, c), isConn(liveConn, c));
             when(and(clr, isLive), () -> {
                 set(row, B(0, dataWidth));
                 set(fill, U(0, fw));

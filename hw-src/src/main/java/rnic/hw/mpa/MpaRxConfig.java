@@ -28,7 +28,7 @@ public record MpaRxConfig(int dataWidth, int mss) {
      * Beats a shared receiver admits for one connection ahead of its writer (docs/shared-mpa.md §3.2): the region of
      * {@link MpaRxHold} has room for this many rows of {@code 2·W/32} half-words behind one largest ULPDU.
      */
-    public static final int INFLIGHT_BEATS = 8;
+    public static final int INFLIGHT_BEATS = 9;
 
     public MpaRxConfig {
         if (!WIDTHS.contains(dataWidth)) {

@@ -283,6 +283,7 @@ public final class MpaRxHold extends HwComponent {
         List<Bool> dead = new ArrayList<>();
         List<Bool> failed = new ArrayList<>();
         List<UInt> skip = new ArrayList<>();
+        List<Bool> skipAny = new ArrayList<>(); // skip[c] ≠ 0, kept as a register (timing: the head's pop decision)
         List<UInt> descCount = new ArrayList<>();
         List<Bool> room = new ArrayList<>();
         for (int c = 0; c < n; c++) {
@@ -292,6 +293,7 @@ public final class MpaRxHold extends HwComponent {
             dead.add(regInit("dead_" + c, bool(), False()));
             failed.add(regInit("failed_" + c, bool(), False()));
             skip.add(regInit("skip_" + c, uint(db), U(0, db)));
+            skipAny.add(regInit("skipAny_" + c, bool(), False()));
             descCount.add(regInit("descCount_" + c, uint(db), U(0, db)));
             room.add(regInit("room_" + c, bool(), True()));
         }
@@ -501,7 +503,7 @@ public final class MpaRxHold extends HwComponent {
         // ---- the descriptor at the head
         MpaRxDesc hd = head.payload().desc;
         UInt hc = hd.conn;
-        Bool hSkip = wire("hSkip", or(neq(pick(skip, hc), U(0, db)), pick(clear, hc)));
+        Bool hSkip = wire("hSkip", or(pick(skipAny, hc), pick(clear, hc)));
         Bool hTake = wire("hTake", and(pick(deliver, hc), not(pick(failed, hc))));
         Bool curIsHead = and(curValid, eq(curConn, hc));
         Bool popSkip = hSkip;
@@ -571,16 +573,23 @@ public final class MpaRxHold extends HwComponent {
             when(and(reports, headC), () -> set(failed.get(cc), True()));
             Bool pushC = and(descIn.fire(), isConn(s1Conn, c, n));
             Bool popC = and(head.fire(), headC);
-            UInt dcNext = wire("descCountNext_" + c, sub(add(descCount.get(c), mux(pushC, U(1, db), U(0, db))),
-                    mux(popC, U(1, db), U(0, db))));
+            // Both counts worked out from registers; the pop only picks one (timing: it is the head's late decision).
+            UInt dcPushed = add(descCount.get(c), mux(pushC, U(1, db), U(0, db)));
+            UInt dcPopped = sub(dcPushed, U(1, db));
+            UInt dcNext = wire("descCountNext_" + c, mux(popC, dcPopped, dcPushed));
+            Bool dcNextAny = mux(popC, neq(dcPushed, U(1, db)), neq(dcPushed, U(0, db)));
             set(descCount.get(c), dcNext);
             when(clear.get(c), () -> {
                 set(skip.get(cc), dcNext);
+                set(skipAny.get(cc), dcNextAny);
                 set(wptr.get(cc), U(0, hb));
                 set(rptr.get(cc), U(0, hb));
                 set(dead.get(cc), False());
                 set(failed.get(cc), False());
-            }).elseWhen(and(popC, popSkip), () -> set(skip.get(cc), sub(skip.get(cc), U(1, db))));
+            }).elseWhen(and(popC, popSkip), () -> {
+                set(skip.get(cc), sub(skip.get(cc), U(1, db)));
+                set(skipAny.get(cc), neq(skip.get(cc), U(1, db)));
+            });
             set(io.failed.apply(c), failed.get(c));
         }
     }

@@ -52,10 +52,12 @@ import spinal.lib.Stream;
  * ({@code badSeqOf}) are per connection. The FPDU state ({@code inFpdu}, {@code leadDone}, {@code rem},
  * {@code remSmall}, {@code hdrOff}, {@code fpduOff}, {@code crcState}, {@code markerBad}, {@code ulpduLength}) is
  * the live registers plus, for {@code n ≥ 2}, a table with an entry per connection (docs/shared-mpa.md §2.3): a row of
- * another connection loads its entry and writes the live state back, in the same cycle. {@code wp} stays a plain
- * register (a held row is the same item next cycle). {@code clear[c]} resets c's entry (and the live state when c is
- * live), its {@code failed} and error offset, and drops its rows and pieces inside the parser. {@code rowDone} reports
- * a row finished (taken from the register stage in front), with its connection.
+ * another connection loads its entry and writes the live state back, in the same cycle. The entry and whether the row
+ * switches are read a cycle ahead, as the row enters the register stage in front (with what that cycle writes to the
+ * entry: a switch's write-back or a clear), so the row's context is one multiplexer from registers. {@code wp} stays
+ * a plain register (a held row is the same item next cycle). {@code clear[c]} resets c's entry (and the live state
+ * when c is live), its {@code failed} and error offset, and drops its rows and pieces inside the parser.
+ * {@code rowDone} reports a row finished (taken from the register stage in front), with its connection.
  */
 public final class MpaRxParser extends HwComponent {
 
@@ -73,7 +75,10 @@ public final class MpaRxParser extends HwComponent {
         public final Bool markers;
         public final Bool crc;
         public final int n;
-        /** Shared ({@code n ≥ 1}) only, else null. */
+        /**
+         * Shared ({@code n ≥ 1}) only, else null. {@code badSeqOf[c]}: {@code badSeq} of connection c, valid from the
+         * second cycle after that verdict left (it is taken through a register, timing).
+         */
         public final Vec<UInt> badSeqOf;
         public final Vec<Bool> markersOf;
         public final Vec<Bool> crcOf;
@@ -275,21 +280,33 @@ public final class MpaRxParser extends HwComponent {
         MpaRxRow r = pre.row;
         UInt hi = r.hi;
 
-        // ---- context (shared): the row's connection against the live one
+        // ---- context (shared): the row's connection against the live one, read a cycle ahead (timing): as a row
+        // enters the register stage, whether it will switch and its connection's entry are registered with it, so the
+        // context views are one multiplexer from registers. The entry read ahead takes what this cycle writes to it:
+        // the live state written back by a switch, or the reset of a clear.
         Bool present = pipe.valid();
         if (n >= 2) {
-            Bool same = eq(r.conn, liveConnReg(cb));
-            switching = wire("switching", and(present, not(same)));
+            UInt lc = liveConnReg(cb);
+            UInt liveNext = mux(present, r.conn, lc);
+            switchAhead = regInit("switchAhead", bool(), False());
+            aheadLoad = io.input.ready();
+            aheadConn = raw.conn;
+            aheadClear = pick(io.clear, raw.conn);
+            switching = wire("switching", and(present, switchAhead));
+            aheadLive = wire("aheadLive", and(switching, eq(raw.conn, lc)));
+            // Set on the row's entry when its connection is not the live one then; low once it has switched.
+            when(present, () -> set(switchAhead, False()));
+            when(aheadLoad, () -> set(switchAhead, neq(raw.conn, liveNext)));
         }
-        Bool inFpduV = ctx("inFpdu", inFpdu, () -> False(), r);
-        Bool leadDoneV = ctx("leadDone", leadDone, () -> False(), r);
-        UInt remV = ctx("rem", rem, () -> U(0, RW), r);
-        UInt hdrOffV = ctx("hdrOff", hdrOff, () -> U(0, 32), r);
-        UInt fpduOffV = ctx("fpduOff", fpduOff, () -> U(0, 32), r);
-        Bits crcStateV = ctx("crcState", crcState, () -> crcInit, r);
-        Bool markerBadV = ctx("markerBad", markerBad, () -> False(), r);
-        UInt ulpduLengthV = ctx("ulpduLength", ulpduLength, () -> U(0, 16), r);
-        Bool remSmallV = ctx("remSmall", remSmall, () -> True(), r);
+        Bool inFpduV = ctx("inFpdu", inFpdu, () -> False());
+        Bool leadDoneV = ctx("leadDone", leadDone, () -> False());
+        UInt remV = ctx("rem", rem, () -> U(0, RW));
+        UInt hdrOffV = ctx("hdrOff", hdrOff, () -> U(0, 32));
+        UInt fpduOffV = ctx("fpduOff", fpduOff, () -> U(0, 32));
+        Bits crcStateV = ctx("crcState", crcState, () -> crcInit);
+        Bool markerBadV = ctx("markerBad", markerBad, () -> False());
+        UInt ulpduLengthV = ctx("ulpduLength", ulpduLength, () -> U(0, 16));
+        Bool remSmallV = ctx("remSmall", remSmall, () -> True());
         if (n >= 2) {
             when(switching, () -> {
                 for (int i = 0; i < ctxLive.size(); i++) {
@@ -434,15 +451,23 @@ public final class MpaRxParser extends HwComponent {
             });
             set(io.badSeq, badSeq);
         } else {
+            // A bad verdict handed on is registered before it is recorded (timing: the CRC compare, then the
+            // enables of every connection's offset). Its connection is not under clear: a clear drops its pieces here.
+            Bool badLeft = regInit("badLeft", bool(), False());
+            UInt badLeftConn = reg("badLeftConn", uint(cb));
+            UInt badLeftSeq = reg("badLeftSeq", uint(32));
+            set(badLeft, and(io.pieces.fire(), c.piece.verdict, outBad));
+            set(badLeftConn, c.piece.conn);
+            set(badLeftSeq, c.seq);
             for (int k = 0; k < n; k++) {
                 final int kk = k;
                 Bool badSeen = regInit("badSeen_" + k, bool(), False());
                 UInt badSeq = regInit("badSeq_" + k, uint(32), U(0, 32));
                 Bool mine = isConn(c.piece.conn, k);
                 when(and(checked.valid(), crcBad, mine), () -> set(failedL.get(kk), True()));
-                when(and(io.pieces.fire(), c.piece.verdict, outBad, not(badSeen), mine), () -> {
+                when(and(badLeft, isConn(badLeftConn, k), not(badSeen)), () -> {
                     set(badSeen, True());
-                    set(badSeq, c.seq);
+                    set(badSeq, badLeftSeq);
                 });
                 when(io.clear.apply(k), () -> set(badSeen, False()));
                 set(io.badSeqOf.apply(k), badSeq);
@@ -534,6 +559,14 @@ public final class MpaRxParser extends HwComponent {
     /** The connection whose FPDU state is in the live registers (n ≥ 2). */
     private UInt liveConn;
     private Bool switching;
+    /** The row in the register stage switches context when it is worked (set as it enters; n ≥ 2). */
+    private Bool switchAhead;
+    /** The register stage in front loads; the entering row's connection, and whether it is under clear. */
+    private Bool aheadLoad;
+    private UInt aheadConn;
+    private Bool aheadClear;
+    /** This cycle's switch writes the live state back to the entering row's entry. */
+    private Bool aheadLive;
     private final List<Data> ctxLive = new ArrayList<>();
     private final List<Data> ctxView = new ArrayList<>();
     private final List<Data> ctxInit = new ArrayList<>();
@@ -546,10 +579,11 @@ public final class MpaRxParser extends HwComponent {
 
     /**
      * The value of context register {@code live} for the row's connection: the live register, or for a row of
-     * another connection its table entry (n ≥ 2; the table is created here). With {@code n ≤ 1}, the register itself.
+     * another connection its table entry, read a cycle ahead (n ≥ 2; the table is created here). With
+     * {@code n ≤ 1}, the register itself.
      */
     @SuppressWarnings("unchecked")
-    private <T extends Data> T ctx(String name, T live, java.util.function.Supplier<Data> init, MpaRxRow r) {
+    private <T extends Data> T ctx(String name, T live, java.util.function.Supplier<Data> init) {
         if (n == 0) {
             return live;
         }
@@ -568,7 +602,12 @@ public final class MpaRxParser extends HwComponent {
         ctxTable.add(table);
         T view = (T) wire(name + "Ctx", (T) (live instanceof Bool ? bool() : live instanceof UInt
                 ? uint(live.getBitsWidth()) : bits(live.getBitsWidth())));
-        set(view, mux(switching, (T) vec(table).apply(r.conn), live));
+        // The entering row's entry, read a cycle ahead (see switchAhead).
+        T ahead = (T) reg(name + "Ahead", (T) (live instanceof Bool ? bool() : live instanceof UInt
+                ? uint(live.getBitsWidth()) : bits(live.getBitsWidth())));
+        when(aheadLoad, () -> set(ahead, mux(aheadClear, (T) init.get(),
+                mux(aheadLive, live, (T) vec(table).apply(aheadConn)))));
+        set(view, mux(switchAhead, ahead, live));
         ctxView.add(view);
         return view;
     }

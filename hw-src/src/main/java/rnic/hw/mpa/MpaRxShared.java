@@ -46,8 +46,11 @@ import spinal.lib.Stream;
  * parser has not finished ({@code inflight[c]}, counted from the stages' events) — plus this beat, the words the aligner
  * keeps back for c, and the three pieces that can sit between the parser's last register and the store's writer
  * ({@value #MARGIN_ROWS} in all). The check is a register ({@code room_c}, timing), made a cycle ahead on last cycle's
- * values, so it keeps {@value #LAG_ROWS} rows more: in one cycle {@code space[c]} falls by at most one row (one piece
- * written) and {@code inflight[c]} rises by at most two (a beat admitted, a row handed on). A connection whose region is
+ * values, and {@code inflight[c]} takes the aligner's and the parser's events a cycle late (registered, timing), so it
+ * keeps {@value #LAG_ROWS} rows more: in one cycle {@code space[c]} falls by at most one row (one piece written) and the
+ * items in flight rise by at most two (a beat admitted, a row handed on), and {@code inflight[c]} is short of them by
+ * at most one row (a row handed on last cycle; a late take only over-counts, and never before its own late or
+ * immediate add, so the count never goes below 0). A connection whose region is
  * full so back-pressures only its own port. With no item in flight that is {@code 2·W/32 · (}{@value #MARGIN_ROWS}
  * {@code + }{@value #LAG_ROWS}{@code )} half-words, at most what the region keeps beyond one largest ULPDU and its PAD
  * ({@link MpaRxConfig#INFLIGHT_BEATS} rows), so a connection inside its largest FPDU always gets on.
@@ -68,11 +71,14 @@ public final class MpaRxShared extends HwComponent {
      */
     public static final int MARGIN_ROWS = 5;
     /**
-     * Rows more the credit check keeps because it is a register (timing): it compares last cycle's {@code space[c]}
-     * (less by at most one row this cycle) against last cycle's in-flight count (up by at most two: a beat admitted
-     * and a row handed on). {@value #MARGIN_ROWS} + {@value #LAG_ROWS} rows is {@link MpaRxConfig#INFLIGHT_BEATS}.
+     * Rows more the credit check keeps because it is a register and the in-flight count takes the aligner's and the
+     * parser's events a cycle late (timing): it compares last cycle's {@code space[c]} (less by at most one row this
+     * cycle) against last cycle's in-flight count (up by at most two: a beat admitted and a row handed on), and that
+     * count is short by at most one row more (a row handed on last cycle and not yet counted; the late events that
+     * take from it only over-count). {@value #MARGIN_ROWS} + {@value #LAG_ROWS} rows is
+     * {@link MpaRxConfig#INFLIGHT_BEATS}.
      */
-    public static final int LAG_ROWS = 3;
+    public static final int LAG_ROWS = 4;
 
     /** A granted beat with its connection, in the register between the arbiter and the aligner. */
     public static final class Granted extends HwBundle {
@@ -227,13 +233,19 @@ public final class MpaRxShared extends HwComponent {
             set(io.tcp.get(c).ready(), or(drop.get(c), and(mine, eligible.get(c), gin.ready())));
         }
 
-        // ---- in-flight accounting: + admitted beat, + row out of the aligner; − beat taken by it, − row finished
+        // ---- in-flight accounting: + admitted beat, + row out of the aligner; − beat taken by it, − row finished.
+        // The aligner's and the parser's events come through a register (timing: they end long paths through the
+        // aligner's context switch), so they count a cycle late; an event of a connection under clear is forgotten.
         for (int c = 0; c < n; c++) {
             UInt f = inflight.get(c);
+            Bool live = not(clear.get(c));
             Bool plusA = and(gin.fire(), isConn(grant, c));
-            Bool plusR = and(align.io.emitted, isConn(align.io.emittedConn, c));
-            Bool minusA = and(align.io.consumed, isConn(align.io.consumedConn, c));
-            Bool minusR = and(parser.io.rowDone, isConn(parser.io.rowDoneConn, c));
+            Bool plusR = regInit("emitted_" + c, bool(), False());
+            Bool minusA = regInit("consumed_" + c, bool(), False());
+            Bool minusR = regInit("rowDone_" + c, bool(), False());
+            set(plusR, and(align.io.emitted, isConn(align.io.emittedConn, c), live));
+            set(minusA, and(align.io.consumed, isConn(align.io.consumedConn, c), live));
+            set(minusR, and(parser.io.rowDone, isConn(parser.io.rowDoneConn, c), live));
             UInt up = add(add(f, mux(plusA, U(1, ib), U(0, ib))), mux(plusR, U(1, ib), U(0, ib)));
             UInt next = sub(sub(up, mux(minusA, U(1, ib), U(0, ib))), mux(minusR, U(1, ib), U(0, ib)));
             set(f, mux(clear.get(c), U(0, ib), next));

@@ -16,6 +16,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import rnic.hdl.Rtl;
 import rnic.hw.mpa.MpaRxConfig;
+import rnic.hw.mpa.MpaRxShared;
 
 /**
  * Every buffer of {@link RnicCore} with more than {@value #SMALL} entries is written so that synthesis maps it to block
@@ -67,10 +68,12 @@ class BlockRamTest {
         RnicConfig cfg = RnicConfig.defaults().withDataWidth(64).withMss(1460);
         assertEquals(1454, cfg.mpaRx().maxUlpdu());
         // One ULPDU of 1454 octets stored with its PAD, the ULPDU_Length half-word left out (2·⌈(2 + 1454) / 4⌉ − 1
-        // half-words), plus 8 rows of 4 half-words in flight, in rows of 4 half-words (W = 64); one such region per
-        // connection in each lane.
-        int region = (2 * ((2 + 1454 + 3) / 4) - 1 + 8 * 4 + 3) / 4;
-        assertEquals(190, region);
+        // half-words), plus 9 rows of 4 half-words in flight (MpaRxShared.MARGIN_ROWS + LAG_ROWS), in rows of 4
+        // half-words (W = 64); one such region per connection in each lane.
+        assertEquals(9, MpaRxConfig.INFLIGHT_BEATS);
+        assertEquals(MpaRxConfig.INFLIGHT_BEATS, MpaRxShared.MARGIN_ROWS + MpaRxShared.LAG_ROWS);
+        int region = (2 * ((2 + 1454 + 3) / 4) - 1 + 9 * 4 + 3) / 4;
+        assertEquals(191, region);
         assertEquals(region, cfg.mpaRx().regionRows());
         int rows = cfg.qpCount() * region;
         List<Memory> mems = memories(generate(cfg, "mss1460"));
