@@ -19,7 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * harness ({@link rnic.hw.fpga.PortScan}), synthesized with yosys and placed and routed with nextpnr-ice40 at the fixed
  * seed of {@code constraints/floors.properties}; the fmax nextpnr reports must not fall under the floor recorded there
  * (a path made longer by a change shows up here). The same file records what {@code ./rnic bench fpga} measured when
- * the floor was set. About a minute per block on a quiet machine (the deframer, the
+ * the floor was set. About a minute per block on a quiet machine (the deframer and the shared receiver, the
  * largest, about two); yosys and nextpnr-ice40 must be installed
  * ({@code ./rnic test} installs them).
  */
@@ -46,7 +46,7 @@ class FpgaTimingFloorTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"Crc32c-w64", "RdmapAtomicUnit", "MpaTxFramer-w32", "MpaTxShared-w32-n4",
-            "MpaRxDeframer-w32"})
+            "MpaRxDeframer-w32", "MpaRxShared-w32-n4"})
     void fmaxOnHx8kStaysAboveTheFloor(String id) throws IOException {
         Properties floors = floors();
         double floor = Double.parseDouble(floors.getProperty("hx8k." + id + ".fmax.floor.mhz"));
