@@ -69,7 +69,8 @@ public final class MpaRxParser extends HwComponent {
         public final Stream<MpaRxPiece> pieces;
         /**
          * The stream offset of the first bad verdict handed on (the offending FPDU's first octet, or the hole for
-         * E-M1; valid from the cycle after that verdict left): the receiver adds {@code seqStart}.
+         * E-M1; valid from the second cycle after that verdict left, taken through a register for timing): the
+         * receiver adds {@code seqStart}.
          */
         public final UInt badSeq;
         public final Bool markers;
@@ -441,24 +442,24 @@ public final class MpaRxParser extends HwComponent {
         Bool outBad = or(c.piece.bad, crcBad);
         set(out.bad, outBad);
         set(out.code, mux(crcBad, U(MpaErrorCode.CRC_ERROR.code(), 8), c.piece.code));
+        // A bad verdict handed on is registered before it is recorded (timing: the CRC compare, then the enables of
+        // the offset). Its connection is not under clear: a clear drops its pieces here.
+        Bool badLeft = regInit("badLeft", bool(), False());
+        UInt badLeftSeq = reg("badLeftSeq", uint(32));
+        set(badLeft, and(io.pieces.fire(), c.piece.verdict, outBad));
+        set(badLeftSeq, c.seq);
         if (n == 0) {
             when(and(checked.valid(), crcBad), () -> set(failed, True()));
             Bool badSeen = regInit("badSeen", bool(), False());
             UInt badSeq = regInit("badSeq", uint(32), U(0, 32));
-            when(and(io.pieces.fire(), c.piece.verdict, outBad, not(badSeen)), () -> {
+            when(and(badLeft, not(badSeen)), () -> {
                 set(badSeen, True());
-                set(badSeq, c.seq);
+                set(badSeq, badLeftSeq);
             });
             set(io.badSeq, badSeq);
         } else {
-            // A bad verdict handed on is registered before it is recorded (timing: the CRC compare, then the
-            // enables of every connection's offset). Its connection is not under clear: a clear drops its pieces here.
-            Bool badLeft = regInit("badLeft", bool(), False());
             UInt badLeftConn = reg("badLeftConn", uint(cb));
-            UInt badLeftSeq = reg("badLeftSeq", uint(32));
-            set(badLeft, and(io.pieces.fire(), c.piece.verdict, outBad));
             set(badLeftConn, c.piece.conn);
-            set(badLeftSeq, c.seq);
             for (int k = 0; k < n; k++) {
                 final int kk = k;
                 Bool badSeen = regInit("badSeen_" + k, bool(), False());
@@ -663,6 +664,6 @@ public final class MpaRxParser extends HwComponent {
     static UInt contentWords(UInt length) {
         UInt q = range(length, 15, 2).resize(RW);
         Bool spill = eq(range(length, 1, 0), U(3, 2));
-        return add(add(q, U(1, RW)), mux(spill, U(1, RW), U(0, RW)));
+        return add(q, mux(spill, U(2, RW), U(1, RW))); // one carry chain, not two in a row (timing)
     }
 }
