@@ -65,6 +65,12 @@ public final class CompletionRing {
         return ((index >>> ring.log2Slots()) & 1) == 0 ? 1 : 0;
     }
 
+    /** Whether the core has written the next entry (the host has not taken it yet); takes nothing. */
+    public boolean ready() {
+        ring.read(consumed, slot);
+        return (slot[Cqe.OWNER] & 1) == phase(consumed);
+    }
+
     /**
      * Takes the next entry if the core has written it.
      *

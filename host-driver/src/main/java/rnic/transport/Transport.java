@@ -41,6 +41,19 @@ public interface Transport extends AutoCloseable {
      */
     void advance();
 
+    /**
+     * {@link #advance()} until {@code done} holds: at least once, and {@code done} is checked after each advance, as
+     * the loop {@code do advance(); while (!done)} would. {@code done} looks only at host memory and the caller's own
+     * state — never at the device (no register access, no other transport call), so a simulation may check it
+     * between its steps without waking the caller: a driver that polls a ring in host memory waits this way at no
+     * cost per poll.
+     */
+    default void advanceUntil(java.util.function.BooleanSupplier done) {
+        do {
+            advance();
+        } while (!done.getAsBoolean());
+    }
+
     /** The device's cycle counter as the transport sees it (simulation time; a board reads CORE_CYCLE). */
     long cycles();
 

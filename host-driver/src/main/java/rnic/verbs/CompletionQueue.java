@@ -185,6 +185,17 @@ public final class CompletionQueue implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether {@link #poll} has anything to take: an entry the core has written and the host has not polled, or a
+     * flushed work request. Reads host memory only — no register access — so a program waiting for completions can
+     * pass it to {@link rnic.transport.Transport#advanceUntil}. ({@code poll} may still return 0 after it held: an
+     * entry of a queue pair already destroyed is taken without a completion.)
+     */
+    public boolean hasCompletions() {
+        ensureOpen();
+        return !flushing.isEmpty() || ring.ready();
+    }
+
     /** Polls into {@code out}; returns how many completions were written (0 when none is ready). */
     public int poll(Completion[] out) {
         return poll(out, 0, out.length);

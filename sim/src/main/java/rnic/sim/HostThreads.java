@@ -123,6 +123,8 @@ public final class HostThreads {
         /** Released by the simulation thread when the posted operation is done. */
         final Semaphore toHost = new Semaphore(0);
         Supplier<Object> pending;
+        /** For {@link Transport#advanceUntil}: the pending operation is served again in each turn until this holds. */
+        java.util.function.BooleanSupplier until;
         Object result;
         RuntimeException error;
         Throwable failure;
@@ -156,13 +158,19 @@ public final class HostThreads {
                 return false;
             }
             Supplier<Object> op = pending;
-            pending = null;
             try {
                 result = op.get();
                 error = null;
+                // The host's own check after each advance, done here while it stays parked: the same turns, the
+                // same cycles, no hand-over per poll.
+                if (until != null && !until.getAsBoolean()) {
+                    return true;
+                }
             } catch (RuntimeException e) {
                 error = e;
             }
+            pending = null;
+            until = null;
             toHost.release();
             awaitHost();
             return true;
@@ -170,7 +178,18 @@ public final class HostThreads {
 
         /** Host thread: runs {@code op} on the simulation thread and returns its result. */
         Object call(Supplier<Object> op) {
+            return call(op, null);
+        }
+
+        /** Host thread: runs {@code op} in this host's turns until {@code done} holds after it (null: once). */
+        Object call(Supplier<Object> op, java.util.function.BooleanSupplier done) {
+            if (Thread.currentThread() != thread) {
+                // E.g. an advanceUntil condition that reads a register: it runs on the simulation thread.
+                throw new IllegalStateException("host " + name + "'s transport used from thread "
+                        + Thread.currentThread().getName() + " (an advanceUntil condition must not use the device)");
+            }
             pending = op;
+            until = done;
             toSim.release();
             toHost.acquireUninterruptibly();
             if (error != null) {
@@ -232,6 +251,16 @@ public final class HostThreads {
                 host.device.advance();
                 return null;
             });
+        }
+
+        /** {@inheritDoc} The simulation thread checks {@code done} in this host's turns; the host wakes once. */
+        @Override
+        public void advanceUntil(java.util.function.BooleanSupplier done) {
+            java.util.Objects.requireNonNull(done, "done");
+            host.call(() -> {
+                host.device.advance();
+                return null;
+            }, done);
         }
 
         @Override

@@ -186,6 +186,87 @@ class HostThreadsTest {
     }
 
     /**
+     * The ping-pong above, waiting on plain memory (the stand-in's register array read directly, as a driver reads a
+     * ring in host memory): with {@code do advance(); while (!done)} on the host thread, or with
+     * {@code advanceUntil(done)}.
+     */
+    private static List<String> pingPongOnMemory(int rounds, boolean until, List<Thread> checkedOn) {
+        int[] shared = new int[2];
+        List<String> trace = new ArrayList<>();
+        HostThreads hosts = new HostThreads();
+        java.util.function.BiConsumer<Transport, java.util.function.BooleanSupplier> wait = (t, done) -> {
+            if (until) {
+                t.advanceUntil(() -> {
+                    checkedOn.add(Thread.currentThread());
+                    return done.getAsBoolean();
+                });
+            } else {
+                do {
+                    t.advance();
+                } while (!done.getAsBoolean());
+            }
+        };
+        hosts.add("a", new Clocked("a", shared, trace), t -> {
+            for (int i = 1; i <= rounds; i++) {
+                final int round = i;
+                t.write32(0, i);
+                wait.accept(t, () -> shared[1] == round);
+            }
+        });
+        hosts.add("b", new Clocked("b", shared, trace), t -> {
+            for (int i = 1; i <= rounds; i++) {
+                final int round = i;
+                wait.accept(t, () -> shared[0] == round);
+                for (int k = 0; k < i % 3; k++) {
+                    t.advance();
+                }
+                t.write32(1, i);
+            }
+        });
+        hosts.run();
+        return trace;
+    }
+
+    /**
+     * {@code advanceUntil} keeps the turns and cycles of the host-side poll loop it replaces (every write at the same
+     * cycle), while its condition runs on the simulation thread: the host is not woken for a poll that finds nothing.
+     */
+    @Test
+    void advanceUntilKeepsThePollLoopsCyclesWithoutWakingTheHost() {
+        List<String> loop = pingPongOnMemory(40, false, new ArrayList<>());
+        List<Thread> checkedOn = new ArrayList<>();
+        List<String> until = pingPongOnMemory(40, true, checkedOn);
+        assertEquals(80, loop.size());
+        assertEquals(loop, until);
+        assertTrue(checkedOn.size() > 80, "conditions checked " + checkedOn.size() + " times");
+        for (Thread t : checkedOn) {
+            assertSame(Thread.currentThread(), t, "condition checked on " + t.getName());
+        }
+    }
+
+    /** A condition that uses the device is refused with a clear exception; the host's transport still works. */
+    @Test
+    void advanceUntilConditionMustNotUseTheDevice() {
+        int[] shared = new int[2];
+        String[] seen = {null};
+        long[] after = {0};
+        HostThreads hosts = new HostThreads();
+        hosts.add("a", new Clocked("a", shared, new ArrayList<>()), t -> {
+            try {
+                t.advanceUntil(() -> t.read32(1) == 1);
+            } catch (IllegalStateException e) {
+                seen[0] = e.getMessage();
+            }
+            long c = t.cycles();
+            t.advance();
+            after[0] = t.cycles() - c;
+        });
+        hosts.run();
+        assertTrue(seen[0] != null && seen[0].contains("advanceUntil"), String.valueOf(seen[0]));
+        assertEquals(1, after[0]);
+    }
+
+    /**
      * A host blocked in {@code awaitInterrupt} does not freeze the others: the wait runs in slices with the other
      * hosts' operations between them, so the peer that raises the line gets to run; a wait nobody ends takes exactly
      * its device time.
