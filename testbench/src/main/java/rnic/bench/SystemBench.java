@@ -68,6 +68,8 @@ public final class SystemBench {
     }
 
     static final int QUEUE = 16;
+    /** The idle phase: long enough (about 5 s) that one run's figure is steady on a shared machine. */
+    static final int IDLE_CYCLES = 1_000_000;
     static final int RECV_SIZE = 4096;
 
     public static void main(String[] args) {
@@ -89,7 +91,7 @@ public final class SystemBench {
             long c0 = sys.tb().cycle();
             long t0 = System.nanoTime();
             long u0 = cpuNanos();
-            sys.tb().step(200_000);
+            sys.tb().step(IDLE_CYCLES);
             speed[0] = (sys.tb().cycle() - c0) / ((System.nanoTime() - t0) / 1e9);
             cpu[0] = (sys.tb().cycle() - c0) / ((cpuNanos() - u0) / 1e9);
             long c1 = sys.tb().cycle();
