@@ -23,7 +23,9 @@ import rnic.wire.TerminateCause;
 import spinal.core.Bits;
 import spinal.core.Bool;
 import spinal.core.Data;
+import spinal.core.Mem;
 import spinal.core.UInt;
+import spinal.core.dontCare$;
 import spinal.lib.Stream;
 
 /**
@@ -58,6 +60,17 @@ import spinal.lib.Stream;
  * <p><b>Setup.</b> Opening a QP resets its receive state (MSNs, IRD in use, the failed flag) and forgets the Read and
  * Atomic Requests it had outstanding; closing it also flushes the receive buffers posted to it, which belonged to the
  * connection that ended. {@code halt} fails a QP for an error the transmit side found (a local memory error).
+ *
+ * <p><b>Storage.</b> The QP count costs memory depth, not multiplexers. Per-QP state is in memories indexed by QP, one
+ * per writer so each has one write port: the stage-1 context (the expected MSN of each queue, the octets received of
+ * the open message, the IRD slots taken), read and rewritten by stage 1 in one cycle, so back-to-back segments of a QP
+ * see each other's updates; the IRD slots released (by the responder; in use = taken − released, modulo 256); the
+ * setup's PD and IRD. A setup cannot clear a memory: per QP a bit marks its entry as still at the reset value. The
+ * receive buffers (queue 0) and the outstanding Reads and Atomics are per-QP FIFOs sharing one memory per kind (QP
+ * slots × depth entries, the head of QP q at {q, pop pointer of q}). Only the open and failed flags, those bits and the
+ * FIFO pointers are registers per QP. The FIFO memories are read synchronously (block RAM): stage 1 takes a head once
+ * the slots read in the cycle before are still the heads of its QP's FIFOs and no push wrote them meanwhile, so a head
+ * waits one cycle when its QP differs from the previous read's, or a pop or push moved its FIFOs.
  *
  * <p><b>Order.</b> Placements are issued in segment order; events, responder jobs and Terminates wait until every
  * placement issued before them is done ({@code placed} pulses), so a receive completion follows its data and a Read
@@ -364,30 +377,30 @@ public final class RdmapRxControl extends HwComponent {
         int qb = c.qpBits();
 
         // ---- per-QP state ----
+        // Per-QP state lives in memories indexed by QP, one memory per writer (so each has one write port): the
+        // stage-1 context (MSNs, receive progress, IRD slots taken), the IRD slots released, the setup's PD and IRD.
+        // A reset or a setup cannot clear a memory: a per-QP bit says "this QP's entry is still the reset value",
+        // set by the reset and every setup, cleared by the memory's own write.
         List<Bool> open = new ArrayList<>();
         List<Bool> failed = new ArrayList<>();
-        List<UInt> pd = new ArrayList<>();
-        List<UInt> ird = new ArrayList<>();
-        List<UInt> inUse = new ArrayList<>();
-        List<UInt> received = new ArrayList<>();
-        List<List<UInt>> msn = new ArrayList<>();
+        List<Bool> ctxFresh = new ArrayList<>();
+        List<Bool> releasedFresh = new ArrayList<>();
+        List<Bool> configured = new ArrayList<>();
         for (int q = 0; q < qps; q++) {
             open.add(regInit("open_" + q, bool(), False()));
             failed.add(regInit("failed_" + q, bool(), False()));
-            pd.add(regInit("pd_" + q, uint(c.pdWidth()), U(0, c.pdWidth())));
-            ird.add(regInit("ird_" + q, uint(8), U(0, 8)));
-            inUse.add(regInit("inUse_" + q, uint(8), U(0, 8)));
-            received.add(regInit("received_" + q, uint(32), U(0, 32)));
-            List<UInt> m = new ArrayList<>();
-            for (int qn = 0; qn < 4; qn++) {
-                m.add(regInit("msn_" + q + "_" + qn, uint(32), U(1, 32)));
-            }
-            msn.add(m);
+            ctxFresh.add(regInit("ctxFresh_" + q, bool(), True()));
+            releasedFresh.add(regInit("releasedFresh_" + q, bool(), True()));
+            configured.add(regInit("configured_" + q, bool(), False()));
         }
+        int qpSlots = 1 << qb;
+        Mem<QpContext> ctxMem = field("ctxMem", new Mem<>(hardType(QpContext::new), qpSlots));
+        Mem<UInt> releasedMem = field("releasedMem", new Mem<>(hardType(() -> uint(8)), qpSlots));
+        Mem<QpConfig> configMem = field("configMem", new Mem<>(hardType(() -> new QpConfig(c)), qpSlots));
 
-        // Receive buffers and outstanding requests: one FIFO per QP, pushed by QP number.
-        List<Stream<RecvPost>> rq = fifoPerIndex("rq", io.recv, io.recv.payload().qp, qps, () -> new RecvPost(c),
-                c.recvDepth());
+        // Receive buffers and outstanding requests: per QP a FIFO, all of a kind in one memory.
+        QpQueues<RecvPost> rq = qpQueues("rq", io.recv, io.recv.payload().qp, () -> new RecvPost(c), c.recvDepth(),
+                qps, qb, io.header.payload().qp);
         Stream<Outstanding> reads = wire("readsIn", Streams.stream(() -> new Outstanding(c)));
         Stream<Outstanding> atomics = wire("atomicsIn", Streams.stream(() -> new Outstanding(c)));
         set(reads.valid(), and(io.outstanding.valid(), not(io.outstanding.payload().atomic)));
@@ -395,10 +408,10 @@ public final class RdmapRxControl extends HwComponent {
         set(reads.payload(), io.outstanding.payload());
         set(atomics.payload(), io.outstanding.payload());
         set(io.outstanding.ready(), mux(io.outstanding.payload().atomic, atomics.ready(), reads.ready()));
-        List<Stream<Outstanding>> orq = fifoPerIndex("orq", reads, reads.payload().qp, qps, () -> new Outstanding(c),
-                c.maxOrd());
-        List<Stream<Outstanding>> ara = fifoPerIndex("ara", atomics, atomics.payload().qp, qps,
-                () -> new Outstanding(c), c.maxOrd());
+        QpQueues<Outstanding> orq = qpQueues("orq", reads, reads.payload().qp, () -> new Outstanding(c), c.maxOrd(),
+                qps, qb, io.header.payload().qp);
+        QpQueues<Outstanding> ara = qpQueues("ara", atomics, atomics.payload().qp, () -> new Outstanding(c),
+                c.maxOrd(), qps, qb, io.header.payload().qp);
 
         // ---- stage 1 ----
         DdpRxHeaderInfo h = io.header.payload();
@@ -416,26 +429,33 @@ public final class RdmapRxControl extends HwComponent {
         UInt mo = wire("mo", DdpRxHeaderInfo.beField(o, 14, 4).asUInt());
         Function<RdmapOpcode, Bool> is = op -> eq(opcode, U(op.code(), 4));
 
-        UInt qpPd = vec(pd).apply(q);
-        UInt qpIrd = vec(ird).apply(q);
-        UInt qpInUse = vec(inUse).apply(q);
-        UInt qpReceived = vec(received).apply(q);
-        UInt qn2 = wire("qn2", range(qn, 1, 0));
-        List<UInt> msnOfQn = new ArrayList<>();
+        QpConfig cfgRead = wire("cfgRead", configMem.readAsync(q, dontCare$.MODULE$));
+        Bool cfgKnown = wire("cfgKnown", vec(configured).apply(q));
+        UInt qpPd = wire("qpPd", mux(cfgKnown, cfgRead.pd, U(0, c.pdWidth())));
+        UInt qpIrd = wire("qpIrd", mux(cfgKnown, cfgRead.ird, U(0, 8)));
+        QpContext ctxRead = wire("ctxRead", ctxMem.readAsync(q, dontCare$.MODULE$));
+        Bool ctxReset = wire("ctxReset", vec(ctxFresh).apply(q));
+        QpContext ctx = wire("ctx", new QpContext());
+        set(ctx.received, mux(ctxReset, U(0, 32), ctxRead.received));
+        set(ctx.taken, mux(ctxReset, U(0, 8), ctxRead.taken));
         for (int k = 0; k < 4; k++) {
-            List<UInt> perQp = new ArrayList<>();
-            for (int p = 0; p < qps; p++) {
-                perQp.add(msn.get(p).get(k));
-            }
-            msnOfQn.add(vec(perQp).apply(q));
+            set(ctx.msn(k), mux(ctxReset, U(1, 32), ctxRead.msn(k)));
         }
-        UInt expectedMsn = wire("expectedMsn", vec(msnOfQn).apply(qn2));
-        Bool rqValid = wire("rqValid", vec(valids(rq)).apply(q));
-        RecvPost rqHead = wire("rqHead", vec(payloads(rq)).apply(q));
-        Bool orqValid = wire("orqValid", vec(valids(orq)).apply(q));
-        Outstanding orqHead = wire("orqHead", vec(payloads(orq)).apply(q));
-        Bool araValid = wire("araValid", vec(valids(ara)).apply(q));
-        Outstanding araHead = wire("araHead", vec(payloads(ara)).apply(q));
+        UInt releasedRead = wire("releasedRead", releasedMem.readAsync(q, dontCare$.MODULE$));
+        UInt qpReleased = wire("qpReleased", mux(vec(releasedFresh).apply(q), U(0, 8), releasedRead));
+        // IRD slots in use: taken (stage 1) − released (the responder), both counted modulo 256.
+        UInt qpInUse = wire("qpInUse", sub(ctx.taken, qpReleased));
+        UInt qpReceived = ctx.received;
+        UInt qn2 = wire("qn2", range(qn, 1, 0));
+        UInt expectedMsn = wire("expectedMsn", vec(List.of(ctx.msn0, ctx.msn1, ctx.msn2, ctx.msn3)).apply(qn2));
+        Bool rqValid = rq.headValid;
+        RecvPost rqHead = rq.head;
+        Bool orqValid = orq.headValid;
+        Outstanding orqHead = orq.head;
+        Bool araValid = ara.headValid;
+        Outstanding araHead = ara.head;
+        // The queue heads come from block RAM read a cycle before: a head whose QP or queue pointer changed waits.
+        Bool headsRead = wire("headsRead", and(rq.headRead, orq.headRead, ara.headRead));
 
         // Segment class and the fixed RDMAP header a queue 1–3 message is.
         UInt kind = wire("kind", U(WRITE, 3));
@@ -588,11 +608,12 @@ public final class RdmapRxControl extends HwComponent {
         UInt inFlight = regInit("inFlight", uint(4), U(0, 4));
         Stream<Decided> toPending = wire("toPending", Streams.stream(() -> new Decided(c)));
         Bool invalidateWaits = wire("invalidateWaits", and(invalidates, neq(inFlight, U(0, 4))));
-        Bool go = wire("go", and(io.header.valid(), io.check.ready(), toPending.ready(), not(invalidateWaits)));
-        set(io.header.ready(), and(io.check.ready(), toPending.ready(), not(invalidateWaits)));
-        set(io.check.valid(), and(io.header.valid(), toPending.ready(), not(invalidateWaits)));
+        Bool go = wire("go", and(io.header.valid(), io.check.ready(), toPending.ready(), not(invalidateWaits),
+                headsRead));
+        set(io.header.ready(), and(io.check.ready(), toPending.ready(), not(invalidateWaits), headsRead));
+        set(io.check.valid(), and(io.header.valid(), toPending.ready(), not(invalidateWaits), headsRead));
         set(io.check.payload(), chk);
-        set(toPending.valid(), and(io.header.valid(), io.check.ready(), not(invalidateWaits)));
+        set(toPending.valid(), and(io.header.valid(), io.check.ready(), not(invalidateWaits), headsRead));
         set(toPending.payload(), d);
         // Latency 1: stage 2's readiness must not reach back into stage 1 through an empty FIFO (stage 1 waits for
         // the validator, whose readiness follows stage 2's).
@@ -600,26 +621,21 @@ public final class RdmapRxControl extends HwComponent {
 
         // Stage-1 state updates (only for segments that passed stage 1; a later failure fails the QP anyway).
         Bool accept = wire("accept", and(go, ok1, not(tagged)));
+        QpContext ctxNext = wire("ctxNext", new QpContext());
+        set(ctxNext.received, mux(isQn0, mux(last, U(0, 32), end), ctx.received));
+        set(ctxNext.taken, mux(eq(qn2, U(1, 2)), add(ctx.taken, U(1, 8)), ctx.taken));
+        for (int k = 0; k < 4; k++) {
+            set(ctxNext.msn(k), mux(and(last, eq(qn2, U(k, 2))), add(ctx.msn(k), U(1, 32)), ctx.msn(k)));
+        }
+        ctxMem.write(q, ctxNext, accept, null);
         for (int p = 0; p < qps; p++) {
             final int qp = p;
-            Bool mine = eq(q, U(qp, qb));
-            when(and(accept, mine), () -> {
-                when(isQn0, () -> set(received.get(qp), mux(last, U(0, 32), end)));
-                when(last, () -> {
-                    for (int k = 0; k < 4; k++) {
-                        final int qnk = k;
-                        when(eq(qn2, U(qnk, 2)), () -> set(msn.get(qp).get(qnk),
-                                add(msn.get(qp).get(qnk), U(1, 32))));
-                    }
-                });
-            });
+            when(and(accept, eq(q, U(qp, qb))), () -> set(ctxFresh.get(qp), False()));
         }
-        for (int p = 0; p < qps; p++) {
-            Bool mine = and(accept, eq(q, U(p, qb)));
-            set(rq.get(p).ready(), and(mine, isQn0, last));
-            set(ara.get(p).ready(), and(mine, eq(kind, U(ATOMIC_RESPONSE, 3))));
-            set(orq.get(p).ready(), and(go, ok1, eq(q, U(p, qb)), eq(kind, U(READ_RESPONSE, 3)), last));
-        }
+        Bool acceptRead = wire("acceptRead", and(go, ok1, eq(kind, U(READ_RESPONSE, 3)), last));
+        rq.pop(and(accept, isQn0, last));
+        ara.pop(and(accept, eq(kind, U(ATOMIC_RESPONSE, 3))));
+        orq.pop(acceptRead);
 
         // ---- stage 2 ----
         Decided s = pending.payload();
@@ -791,35 +807,168 @@ public final class RdmapRxControl extends HwComponent {
         // ---- host side: QP setup and IRD release ----
         set(io.setup.ready(), True());
         set(io.irdRelease.ready(), True());
+        QpSetup su = io.setup.payload();
+        QpConfig cfgWrite = wire("cfgWrite", new QpConfig(c));
+        set(cfgWrite.pd, su.pd);
+        set(cfgWrite.ird, su.ird);
+        configMem.write(su.qp, cfgWrite, io.setup.valid(), null);
+        UInt releaseQp = io.irdRelease.payload();
+        UInt releasedOld = wire("releasedOld", mux(vec(releasedFresh).apply(releaseQp), U(0, 8),
+                releasedMem.readAsync(releaseQp, dontCare$.MODULE$)));
+        releasedMem.write(releaseQp, add(releasedOld, U(1, 8)), io.irdRelease.valid(), null);
+        // Buffers posted to a QP that is closed belong to the connection that ended: the close flushes them, so
+        // a reopened QP starts with an empty queue (the host posts its new buffers after the close). Read and Atomic
+        // Requests still awaiting their responses belong to the connection that ended, whether the QP is closed or
+        // opened again: a response to them can no longer arrive.
+        rq.flush(and(io.setup.valid(), not(su.open)), su.qp);
+        orq.flush(io.setup.valid(), su.qp);
+        ara.flush(io.setup.valid(), su.qp);
         for (int p = 0; p < qps; p++) {
             final int qp = p;
-            Bool setupMine = and(io.setup.valid(), eq(io.setup.payload().qp, U(qp, qb)));
-            Bool releaseMine = and(io.irdRelease.valid(), eq(io.irdRelease.payload(), U(qp, qb)));
-            Bool takeMine = and(go, ok1, eq(q, U(qp, qb)), eq(qn2, U(1, 2)), not(tagged));
-            when(and(takeMine, not(releaseMine)), () -> set(inUse.get(qp), add(inUse.get(qp), U(1, 8))));
-            when(and(releaseMine, not(takeMine)), () -> set(inUse.get(qp), sub(inUse.get(qp), U(1, 8))));
-            // Buffers posted to a QP that is closed belong to the connection that ended: the close flushes them, so
-            // a reopened QP starts with an empty queue (the host posts its new buffers after the close).
-            Bool closeMine = and(setupMine, not(io.setup.payload().open));
-            set((Bool) ((spinal.lib.StreamFifo<?>) rq.get(qp).component()).io().find("flush"), closeMine);
-            // Read and Atomic Requests still awaiting their responses belong to the connection that ended, whether
-            // the QP is closed or opened again: a response to them can no longer arrive.
-            set((Bool) ((spinal.lib.StreamFifo<?>) orq.get(qp).component()).io().find("flush"), setupMine);
-            set((Bool) ((spinal.lib.StreamFifo<?>) ara.get(qp).component()).io().find("flush"), setupMine);
+            Bool setupMine = and(io.setup.valid(), eq(su.qp, U(qp, qb)));
+            Bool releaseMine = and(io.irdRelease.valid(), eq(releaseQp, U(qp, qb)));
+            when(releaseMine, () -> set(releasedFresh.get(qp), False()));
             when(io.halt.apply(qp), () -> set(failed.get(qp), True()));
             when(setupMine, () -> {
-                QpSetup su = io.setup.payload();
                 set(open.get(qp), su.open);
                 set(failed.get(qp), False());
-                set(pd.get(qp), su.pd);
-                set(ird.get(qp), su.ird);
-                set(inUse.get(qp), U(0, 8));
-                set(received.get(qp), U(0, 32));
-                for (int k = 0; k < 4; k++) {
-                    set(msn.get(qp).get(k), U(1, 32));
-                }
+                set(configured.get(qp), True());
+                set(ctxFresh.get(qp), True());
+                set(releasedFresh.get(qp), True());
             });
         }
+        rq.build();
+        orq.build();
+        ara.build();
+    }
+
+    /** The stage-1 context of a QP: the expected MSN of each queue, the octets of the open message, IRD slots taken. */
+    public static final class QpContext extends HwBundle {
+        public final UInt msn0;
+        public final UInt msn1;
+        public final UInt msn2;
+        public final UInt msn3;
+        public final UInt received;
+        public final UInt taken;
+
+        public QpContext() {
+            msn0 = field("msn0", uint(32));
+            msn1 = field("msn1", uint(32));
+            msn2 = field("msn2", uint(32));
+            msn3 = field("msn3", uint(32));
+            received = field("received", uint(32));
+            taken = field("taken", uint(8));
+        }
+
+        UInt msn(int qn) {
+            return switch (qn) {
+                case 0 -> msn0;
+                case 1 -> msn1;
+                case 2 -> msn2;
+                default -> msn3;
+            };
+        }
+    }
+
+    /** What a setup records of a QP: its Protection Domain and IRD. */
+    public static final class QpConfig extends HwBundle {
+        public final DdpConfig config;
+        public final UInt pd;
+        public final UInt ird;
+
+        public QpConfig(DdpConfig config) {
+            this.config = config;
+            pd = field("pd", uint(config.pdWidth()));
+            ird = field("ird", uint(8));
+        }
+    }
+
+    /**
+     * Per-QP FIFOs of {@code depth} sharing one memory of QP slots × depth' entries (depth' the next power of two):
+     * QP q's entries at {q, pointer}, with a push and a pop pointer per QP; the head of the segment's QP is read at
+     * {q, pop[q]}, synchronously (block RAM), so the head is shown the cycle after its slot was read
+     * ({@code headRead}). Otherwise a StreamFifo per QP: full at {@code depth} entries, a flush empties the QP's FIFO
+     * and wins over a push or pop in the same cycle.
+     */
+    private static final class QpQueues<T extends Data> {
+        final List<UInt> push = new ArrayList<>();
+        final List<UInt> pop = new ArrayList<>();
+        Bool pushFire;
+        UInt pushQp;
+        int width;
+        int qb;
+        Bool headValid;
+        T head;
+        /** The head shown is the head of the segment's QP (else stage 1 waits a cycle for its read). */
+        Bool headRead;
+        UInt headQp;
+        Bool popFire;
+        Bool flushFire;
+        UInt flushQp;
+
+        /** Pops the head of the segment's QP ({@code popping} without a head is ignored, as a StreamFifo does). */
+        void pop(Bool popping) {
+            popFire = and(popping, headValid);
+        }
+
+        /** Empties QP {@code qp}'s FIFO. */
+        void flush(Bool flushing, UInt qp) {
+            flushFire = flushing;
+            flushQp = qp;
+        }
+
+        /** The pointer updates, once push, pop and flush are known. */
+        void build() {
+            for (int p = 0; p < push.size(); p++) {
+                final int i = p;
+                when(and(pushFire, eq(pushQp, U(i, qb))), () -> set(push.get(i), add(push.get(i), U(1, width))));
+                when(and(popFire, eq(headQp, U(i, qb))), () -> set(pop.get(i), add(pop.get(i), U(1, width))));
+                when(and(flushFire, eq(flushQp, U(i, qb))), () -> {
+                    set(push.get(i), U(0, width));
+                    set(pop.get(i), U(0, width));
+                });
+            }
+        }
+    }
+
+    private <T extends Data> QpQueues<T> qpQueues(String name, Stream<T> in, UInt inQp,
+            java.util.function.Supplier<T> type, int depth, int qps, int qb, UInt q) {
+        QpQueues<T> x = new QpQueues<>();
+        int slots = depth <= 1 ? 1 : Integer.highestOneBit(depth - 1) << 1;
+        int a = Integer.numberOfTrailingZeros(slots);
+        int pw = a + 1;
+        x.width = pw;
+        x.qb = qb;
+        x.pushQp = inQp;
+        x.headQp = q;
+        for (int p = 0; p < qps; p++) {
+            x.push.add(regInit(name + "PushPtr_" + p, uint(pw), U(0, pw)));
+            x.pop.add(regInit(name + "PopPtr_" + p, uint(pw), U(0, pw)));
+        }
+        Mem<T> mem = field(name + "Mem", new Mem<>(hardType(type), (1 << qb) * slots));
+        UInt inPush = wire(name + "InPush", vec(x.push).apply(inQp));
+        UInt inPop = wire(name + "InPop", vec(x.pop).apply(inQp));
+        Bool full = wire(name + "Full", eq(sub(inPush, inPop), U(depth, pw)));
+        set(in.ready(), not(full));
+        x.pushFire = wire(name + "PushFire", and(in.valid(), not(full)));
+        mem.write(slot(inQp, inPush, a), in.payload(), x.pushFire, null);
+        UInt headPush = wire(name + "HeadPush", vec(x.push).apply(q));
+        UInt headPop = wire(name + "HeadPop", vec(x.pop).apply(q));
+        x.headValid = wire(name + "Valid", neq(headPush, headPop));
+        // Read synchronously (block RAM) at the head's slot every cycle: the entry shown is the current head once
+        // the slot read in the previous cycle is still the head's and no push wrote it in that cycle.
+        UInt readAt = wire(name + "ReadAt", slot(q, headPop, a));
+        x.head = wire(name + "Head", mem.readSync(readAt, True(), dontCare$.MODULE$, false));
+        UInt readAtBefore = reg(name + "ReadAtBefore", uint(readAt.getBitsWidth()));
+        set(readAtBefore, readAt);
+        Bool readMissed = regInit(name + "ReadMissed", bool(), True());
+        set(readMissed, and(x.pushFire, eq(slot(inQp, inPush, a), readAt)));
+        x.headRead = wire(name + "HeadRead", and(not(readMissed), eq(readAtBefore, readAt)));
+        return x;
+    }
+
+    private static UInt slot(UInt qp, UInt ptr, int a) {
+        return a == 0 ? qp : cat(qp, range(ptr, a - 1, 0)).asUInt();
     }
 
     /** A payload with the placement sequence number it waits for. */
@@ -858,17 +1007,5 @@ public final class RdmapRxControl extends HwComponent {
         set(out.valid(), and(in.valid(), reached));
         set(out.payload(), in.payload().value);
         set(in.ready(), and(out.ready(), reached));
-    }
-
-    private static <T extends Data> List<Bool> valids(List<Stream<T>> streams) {
-        List<Bool> out = new ArrayList<>();
-        streams.forEach(s -> out.add(s.valid()));
-        return out;
-    }
-
-    private static <T extends Data> List<T> payloads(List<Stream<T>> streams) {
-        List<T> out = new ArrayList<>();
-        streams.forEach(s -> out.add(s.payload()));
-        return out;
     }
 }
