@@ -151,19 +151,26 @@ class HostThreadsTest {
         }
     }
 
-    private static List<String> pingPong(int rounds) {
+    /** How a ping-pong host waits until {@code shared[r]} holds {@code v}. */
+    @FunctionalInterface
+    private interface Wait {
+        void until(Transport t, int[] shared, int r, int v);
+    }
+
+    /** a writes register 0 and waits for b's answer in register 1, round after round; b answers after 0–2 advances. */
+    private static List<String> pingPong(int rounds, Wait wait) {
         int[] shared = new int[2];
         List<String> trace = new ArrayList<>();
         HostThreads hosts = new HostThreads();
         hosts.add("a", new Clocked("a", shared, trace), t -> {
             for (int i = 1; i <= rounds; i++) {
                 t.write32(0, i);
-                await(t, 1, i);
+                wait.until(t, shared, 1, i);
             }
         });
         hosts.add("b", new Clocked("b", shared, trace), t -> {
             for (int i = 1; i <= rounds; i++) {
-                await(t, 0, i);
+                wait.until(t, shared, 0, i);
                 for (int k = 0; k < i % 3; k++) {
                     t.advance();
                 }
@@ -172,6 +179,10 @@ class HostThreadsTest {
         });
         hosts.run();
         return trace;
+    }
+
+    private static List<String> pingPong(int rounds) {
+        return pingPong(rounds, (t, shared, r, v) -> await(t, r, v));
     }
 
     @Test
@@ -191,40 +202,18 @@ class HostThreadsTest {
      * {@code advanceUntil(done)}.
      */
     private static List<String> pingPongOnMemory(int rounds, boolean until, List<Thread> checkedOn) {
-        int[] shared = new int[2];
-        List<String> trace = new ArrayList<>();
-        HostThreads hosts = new HostThreads();
-        java.util.function.BiConsumer<Transport, java.util.function.BooleanSupplier> wait = (t, done) -> {
+        return pingPong(rounds, (t, shared, r, v) -> {
             if (until) {
                 t.advanceUntil(() -> {
                     checkedOn.add(Thread.currentThread());
-                    return done.getAsBoolean();
+                    return shared[r] == v;
                 });
             } else {
                 do {
                     t.advance();
-                } while (!done.getAsBoolean());
-            }
-        };
-        hosts.add("a", new Clocked("a", shared, trace), t -> {
-            for (int i = 1; i <= rounds; i++) {
-                final int round = i;
-                t.write32(0, i);
-                wait.accept(t, () -> shared[1] == round);
+                } while (shared[r] != v);
             }
         });
-        hosts.add("b", new Clocked("b", shared, trace), t -> {
-            for (int i = 1; i <= rounds; i++) {
-                final int round = i;
-                wait.accept(t, () -> shared[0] == round);
-                for (int k = 0; k < i % 3; k++) {
-                    t.advance();
-                }
-                t.write32(1, i);
-            }
-        });
-        hosts.run();
-        return trace;
     }
 
     /**
