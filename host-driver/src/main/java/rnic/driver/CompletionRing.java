@@ -77,8 +77,7 @@ public final class CompletionRing {
      * @return true with {@code into} filled, false when the next slot is still old
      */
     public boolean next(CqeView into) {
-        ring.read(consumed, slot);
-        if ((slot[Cqe.OWNER] & 1) != phase(consumed)) {
+        if (!ready()) {
             return false;
         }
         into.decode(slot);
