@@ -13,8 +13,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs Wireshark's command-line analyser on a capture with the preferences this project's captures need: TCP
  * reassembly, relative sequence numbers (Wireshark's Marker grid is wrong across the 2^32 wrap with absolute ones),
- * checksum validation, and the RPC-over-RDMA / SMB Direct heuristics off (they call short Sends malformed whatever the
- * octets; see {@code TsharkMpaTest}).
+ * checksum validation, the RPC-over-RDMA / SMB Direct heuristics off (they call short Sends malformed whatever the
+ * octets; see {@code TsharkMpaTest}), and TCP's heuristic dissectors tried before its port table: MPA is found by a
+ * heuristic (the Request's key), and a port another protocol owns (EtherNet/IP's 44818, NVMe/TCP's 4420, ...) would
+ * otherwise take the whole connection — over kernel sockets the ports are whatever the kernel hands out.
  */
 public final class Tshark {
     private Tshark() {
@@ -28,6 +30,7 @@ public final class Tshark {
             "-o", "tcp.relative_sequence_numbers:TRUE",
             "-o", "tcp.check_checksum:TRUE",
             "-o", "ip.check_checksum:TRUE",
+            "-o", "tcp.try_heuristic_first:TRUE",
             "--disable-heuristic", "rpcrdma_iwarp",
             "--disable-heuristic", "smb_direct_iwarp");
 

@@ -14,6 +14,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -214,15 +215,39 @@ class TcpChannelCaptureTest {
         return out;
     }
 
+    /**
+     * Ports other protocols own in Wireshark (a client on NVMe/TCP's 4420, a server on EtherNet/IP's 44818): the
+     * captures' decode ({@link Tshark#summarize}) still finds every connection's MPA Request and Reply and every FPDU,
+     * with good CRCs. Over real sockets the ports are whatever the kernel hands out, so any of them can be one of these.
+     */
+    @Test
+    void portsOtherProtocolsOwnStillDecodeAsMpa() throws Exception {
+        Path file = TsharkMpaTest.DIR.resolve("channel-foreign-ports.pcap");
+        run(file, TcpOptions.defaults().withDelay(10), 8L, 4420, 44818);
+        Tshark.Summary s = Tshark.summarize(file);
+        assertEquals(CONNECTIONS, s.mpaRequests(), s.toString());
+        assertEquals(CONNECTIONS, s.mpaReplies(), s.toString());
+        assertTrue(s.fpdus() >= CONNECTIONS * 2 * PER_DIRECTION, s.toString());
+        assertEquals(s.fpdus(), s.goodCrcs(), s.toString());
+        assertEquals(0, s.badCrcs(), s.toString());
+        assertEquals(0, s.malformed(), s.toString());
+    }
+
     /** CONNECTIONS MPA connections over channels with options {@code o}, all written to {@code file}. */
     static List<TcpChannel> run(Path file, TcpOptions o, long seed) throws Exception {
+        return run(file, o, seed, 49152, 20049);
+    }
+
+    /** As {@link #run(Path, TcpOptions, long)}, connection q from client port {@code clientPort + q}. */
+    static List<TcpChannel> run(Path file, TcpOptions o, long seed, int clientPort, int serverPort)
+            throws Exception {
         Random rng = new Random(seed);
         List<TcpChannel> channels = new ArrayList<>();
         List<MpaOverChannel> mpa = new ArrayList<>();
         try (PcapWriter w = PcapWriter.create(file)) {
             for (int q = 0; q < CONNECTIONS; q++) {
-                TcpWireCapture cap = new TcpWireCapture(w, TcpEndpoint.of("02:00:00:00:00:01", "10.0.0.1", 49152 + q),
-                        TcpEndpoint.of("02:00:00:00:00:02", "10.0.0.2", 20049));
+                TcpWireCapture cap = new TcpWireCapture(w, TcpEndpoint.of("02:00:00:00:00:01", "10.0.0.1", clientPort + q),
+                        TcpEndpoint.of("02:00:00:00:00:02", "10.0.0.2", serverPort));
                 TcpChannel ch = new TcpChannel("qp" + q, o, rng, cap, 0);
                 channels.add(ch);
                 mpa.add(new MpaOverChannel(ch, rng, PER_DIRECTION, EMSS));
