@@ -110,12 +110,13 @@ class RpingLoopbackTest {
         assertNull(p.client().error(), p.clientOut());
         assertEquals(2, p.client().iterations());
         Tshark.Summary s = Tshark.summarize(pcap);
-        assertEquals(1, s.mpaRequests(), s.toString());
-        assertEquals(1, s.mpaReplies(), s.toString());
-        assertTrue(s.fpdus() >= 2 * (4 + 1 + 45 + 45), s.toString());
-        assertEquals(0, s.badCrcs(), s.toString());
-        assertTrue(s.goodCrcs() >= s.fpdus(), s.toString());
-        assertEquals(0, s.malformed(), s.toString());
+        String what = s + " (server port " + port + ", capture " + pcap.toAbsolutePath() + ")";
+        assertEquals(1, s.mpaRequests(), what);
+        assertEquals(1, s.mpaReplies(), what);
+        assertTrue(s.fpdus() >= 2 * (4 + 1 + 45 + 45), what);
+        assertEquals(0, s.badCrcs(), what);
+        assertTrue(s.goodCrcs() >= s.fpdus(), what);
+        assertEquals(0, s.malformed(), what);
     }
 
     /**
