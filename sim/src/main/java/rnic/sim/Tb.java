@@ -20,11 +20,14 @@ import spinal.sim.SimRaw;
  * edge, every agent's {@link Agent#drive()}, the falling edge. All of it runs on the thread that owns the model with
  * direct signal accessors; there is no thread hand-off per cycle.
  *
- * <p>A design with a top-level input named {@value #INPUT_LATCH} (the two-RNIC top) registers its inputs on that
- * clock: the testbench raises it with the falling edge of a cycle in which any input was written, and lowers it with
- * the next rising edge. Inputs written between a rising and the next falling edge (in {@code drive()}) so reach the
- * design as they would wired straight through, and a half cycle without input changes costs Verilator almost
- * nothing.
+ * <p>A design with a top-level input named {@value #INPUT_LATCH} registers its inputs on that clock: the testbench
+ * raises it with the falling edge of a cycle in which any input was written, and lowers it with the next rising edge.
+ * Inputs written between a rising and the next falling edge (in {@code drive()}) so reach the design as they would
+ * wired straight through, and a half cycle without input changes costs Verilator almost nothing. A design may instead
+ * have several such clocks, one per group of inputs (the two-RNIC top: one per interface of each core): an input
+ * named {@code inputLatch_<g>} clocks the registers of the inputs whose names start with {@code <g>_} (the longest
+ * such {@code <g>} wins), and is raised only when one of those inputs was written — so Verilator re-evaluates only
+ * the logic behind the interfaces that changed. An input of no group raises them all.
  */
 public final class Tb<T extends Component> {
     /** The name of the input that clocks a design's input registers, when it has one. */
@@ -45,7 +48,9 @@ public final class Tb<T extends Component> {
     private final SimSignal clk;
     private final SimSignal reset;
     private final boolean resetActiveHigh;
-    private final SimSignal inputLatch;
+    /** The input-latch clocks, if the design has any (see the class comment). */
+    private final Latch[] latches;
+    /** Writes of inputs outside every latch group (and of every input when the design has no latch). */
     private final Writes writes = new Writes();
     private final List<Agent> agentList = new ArrayList<>();
     private Agent[] agents = new Agent[0];
@@ -64,20 +69,21 @@ public final class Tb<T extends Component> {
         ClockDomain cd = dut.clockDomain().get();
         // The clocks are not inputs in this sense: their writes do not count as input changes.
         this.clk = signal(topLevel(cd.clock()), new Writes());
-        this.reset = cd.reset() == null ? null : signal(topLevel(cd.reset()));
+        this.reset = cd.reset() == null ? null : signal(topLevel(cd.reset()), writes);
         this.resetActiveHigh = cd.config().resetActiveLevel() == HIGH$.MODULE$;
-        BaseType latch = null;
+        List<Latch> found = new ArrayList<>();
         var io = dut.getAllIo().iterator();
         while (io.hasNext()) {
             BaseType bt = io.next();
-            if (bt.isInput() && INPUT_LATCH.equals(bt.getName())) {
-                latch = bt;
+            String n = bt.getName();
+            if (bt.isInput() && (n.equals(INPUT_LATCH) || n.startsWith(INPUT_LATCH + "_"))) {
+                SimSignal s = signal(bt, new Writes());
+                found.add(new Latch(n.equals(INPUT_LATCH) ? null : n.substring(INPUT_LATCH.length() + 1) + "_", s,
+                        n.equals(INPUT_LATCH) ? writes : new Writes()));
+                s.set(0);
             }
         }
-        this.inputLatch = latch == null ? null : signal(latch, new Writes());
-        if (inputLatch != null) {
-            inputLatch.set(0);
-        }
+        this.latches = found.toArray(new Latch[0]);
         clk.set(0);
         if (reset != null) {
             reset.set(!resetActiveHigh);
@@ -119,7 +125,21 @@ public final class Tb<T extends Component> {
 
     /** A handle on a port (or a {@code simPublic()} signal) of the design. */
     public SimSignal signal(BaseType bt) {
-        return signal(bt, writes);
+        Latch group = null;
+        if (bt.isInput()) {
+            String n = bt.getName();
+            for (Latch l : latches) {
+                if (l.prefix != null && n.startsWith(l.prefix)
+                        && (group == null || l.prefix.length() > group.prefix.length())) {
+                    group = l;
+                }
+            }
+        }
+        return signal(bt, group == null ? writes : group.writes);
+    }
+
+    /** One input-latch clock: the inputs it registers are those whose names start with {@code prefix} (null: all). */
+    private record Latch(String prefix, SimSignal clock, Writes writes) {
     }
 
     private SimSignal signal(BaseType bt, Writes noted) {
@@ -189,8 +209,8 @@ public final class Tb<T extends Component> {
             agent.sample();
         }
         clk.set(1);
-        if (inputLatch != null) {
-            inputLatch.set(0);
+        for (Latch l : latches) {
+            l.clock.set(0);
         }
         eval();
         if (wave) {
@@ -201,8 +221,14 @@ public final class Tb<T extends Component> {
             agent.drive();
         }
         clk.set(0);
-        if (inputLatch != null && writes.pending) {
-            inputLatch.set(1);
+        if (latches.length > 0) {
+            boolean all = writes.pending;
+            for (Latch l : latches) {
+                if (all || l.writes.pending) {
+                    l.clock.set(1);
+                    l.writes.pending = false;
+                }
+            }
             writes.pending = false;
         }
         eval();

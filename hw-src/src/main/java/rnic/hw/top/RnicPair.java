@@ -8,6 +8,7 @@ import rnic.hdl.Scala;
 import spinal.core.BaseType;
 import spinal.core.Bool;
 import spinal.core.ClockDomain;
+import spinal.core.Data;
 
 /**
  * The simulation top of a two-RNIC system: two {@link RnicCore}s, {@code a} and {@code b}, with every port of each
@@ -17,14 +18,16 @@ import spinal.core.ClockDomain;
  * {@code rnic.sim.HostMemory}), so one Verilator model runs both RNICs in lockstep.
  *
  * <p>The only logic here is for the simulator: every input of a core passes a register (named {@code <port>_in})
- * clocked by the input {@code inputLatch}, which the testbench ({@code rnic.sim.Tb}) raises with the falling clock edge
- * of a cycle in which it wrote any input, and lowers with the next rising edge. The testbench changes inputs only
- * between a rising edge and the next falling one, so each core sees exactly the values it would see wired straight
- * through, at the same edges — the same behaviour cycle for cycle. What it buys is speed: Verilator re-evaluates all
- * logic that depends combinationally on a top-level input on every {@code eval}, the rising-edge one included,
- * although nothing has changed since the falling edge; behind these registers that logic is evaluated only when an
- * input changed, and a falling edge without input changes costs almost nothing. Not for synthesis: a board top wires
- * {@link RnicCore} directly.
+ * clocked by an input {@code inputLatch_<side>_<interface>} — one per interface of each core ({@code inputLatch_a_apb},
+ * {@code inputLatch_a_axi}, {@code inputLatch_b_tcpRx_0}, …) — which the testbench ({@code rnic.sim.Tb}) raises with
+ * the falling clock edge of a cycle in which it wrote an input of that interface, and lowers with the next rising
+ * edge. The testbench changes inputs only between a rising edge and the next falling one, so each core sees exactly
+ * the values it would see wired straight through, at the same edges — the same behaviour cycle for cycle. What it buys
+ * is speed: Verilator re-evaluates all logic that depends combinationally on a top-level input on every {@code eval},
+ * the rising-edge one included, although nothing has changed since the falling edge; behind these registers that logic
+ * is evaluated only when an input changed, and one latch per interface limits it to the logic behind the interfaces
+ * that changed (a memory read beat does not re-evaluate the register file's address decode). Not for synthesis: a
+ * board top wires {@link RnicCore} directly.
  */
 public final class RnicPair extends HwComponent {
 
@@ -33,8 +36,6 @@ public final class RnicPair extends HwComponent {
         public final RnicConfig config;
         public final RnicCore.Io a;
         public final RnicCore.Io b;
-        /** Clocks the registers of every core input: raised by the testbench when it changed an input. */
-        public final Bool inputLatch = field("inputLatch", Hdl.in(Hdl.bool()));
 
         public Io(RnicConfig config) {
             this.config = config;
@@ -54,20 +55,34 @@ public final class RnicPair extends HwComponent {
         io = io(new Io(c));
         a = child("a", () -> new RnicCore(c));
         b = child("b", () -> new RnicCore(c));
-        ClockDomain core = ClockDomain.current();
-        ClockDomain latch = core.copy(io.inputLatch, null, core.copy$default$3(), null, null, core.config(),
-                core.frequency(), core.copy$default$8());
-        // Not a clock crossing: the testbench moves both clocks in a fixed order (see above).
-        core.setSynchronousWith(latch);
-        expose(io.a, a.io, latch);
-        expose(io.b, b.io, latch);
+        expose(io.a, a.io);
+        expose(io.b, b.io);
     }
+
+    /** The clock domain of input latch {@code inputLatch_<group>}, its input made on first use. */
+    private ClockDomain latch(String group) {
+        return latches.computeIfAbsent(group, g -> {
+            Bool clock = field(LATCH + "_" + g, Hdl.in(Hdl.bool()));
+            ClockDomain core = ClockDomain.current();
+            ClockDomain d = core.copy(clock, null, core.copy$default$3(), null, null, core.config(),
+                    core.frequency(), core.copy$default$8());
+            // Not a clock crossing: the testbench moves both clocks in a fixed order (see above).
+            core.setSynchronousWith(d);
+            return d;
+        });
+    }
+
+    /** The testbench's name for an input-latch clock ({@code rnic.sim.Tb.INPUT_LATCH}; sim depends on hw-src). */
+    private static final String LATCH = "inputLatch";
+
+    private final java.util.Map<String, ClockDomain> latches = new java.util.LinkedHashMap<>();
 
     /**
      * Wires {@code port} (this top's) to {@code core} (the child's), leaf by leaf in declaration order: a core output
-     * straight to its port, a core input through a register of the {@code latch} clock domain.
+     * straight to its port, a core input through a register of the latch clock domain of its interface (the port's
+     * element of {@link RnicCore.Io}: {@code a_apb}, {@code a_tcpRx_0}, …).
      */
-    private static void expose(RnicCore.Io port, RnicCore.Io core, ClockDomain latch) {
+    private void expose(RnicCore.Io port, RnicCore.Io core) {
         List<BaseType> outer = Scala.list(port.flatten());
         List<BaseType> inner = Scala.list(core.flatten());
         if (outer.size() != inner.size()) {
@@ -78,6 +93,11 @@ public final class RnicPair extends HwComponent {
             BaseType p = outer.get(i);
             BaseType k = inner.get(i);
             if (k.isInput()) {
+                Data top = p;
+                while (top.parent() != port) {
+                    top = top.parent();
+                }
+                ClockDomain latch = latch(top.getName());
                 BaseType r = latch.apply(Scala.byName(() -> Hdl.regNext(p)));
                 r.setCompositeName(p, "in", false);
                 Hdl.set(k, r);
