@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import rnic.hw.top.RnicPair;
 import rnic.sim.pcap.PcapWriter;
 import rnic.sim.tcp.TcpChannel;
 import rnic.sim.tcp.KernelTcp;
@@ -123,10 +124,14 @@ public final class RnicSystem implements AutoCloseable {
             slaves[s] = Axi4MemorySlave.on(tb, ports.bundle(p + "axi", Axi4.class), memories[s]);
             List<TcpRxDriver> slotRx = new ArrayList<>();
             List<TcpTxMonitor> slotTx = new ArrayList<>();
+            // The two-RNIC top gathers a core's tcpTx valid bits in one output: one read per cycle for all slots.
+            TcpTxMonitor.ValidWord valids = ports.has(p + RnicPair.TX_VALID)
+                    ? new TcpTxMonitor.ValidWord(tb, ports.signal(p + RnicPair.TX_VALID)) : null;
             for (int q = 0; q < qps; q++) {
                 slotRx.add(tb.add(new TcpRxDriver(ports, p + "tcpRx_" + q, null, b.rxBeats, b.rxPacer.get(),
                         tb.random())));
-                slotTx.add(tb.add(new TcpTxMonitor(ports, p + "tcpTx_" + q, null, b.txPacer.get())));
+                TcpTxMonitor m = new TcpTxMonitor(ports, p + "tcpTx_" + q, null, b.txPacer.get());
+                slotTx.add(tb.add(valids == null ? m : m.validFrom(valids, q)));
             }
             rx.addAll(slotRx);
             tx.addAll(slotTx);

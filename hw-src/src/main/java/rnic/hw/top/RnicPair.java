@@ -6,6 +6,7 @@ import rnic.hdl.HwBundle;
 import rnic.hdl.HwComponent;
 import rnic.hdl.Scala;
 import spinal.core.BaseType;
+import spinal.core.Bits;
 import spinal.core.Bool;
 import spinal.core.ClockDomain;
 import spinal.core.Data;
@@ -17,7 +18,8 @@ import spinal.core.Data;
  * the two, the host memories and the register accesses are the testbench's (the Java TCP channel model,
  * {@code rnic.sim.HostMemory}), so one Verilator model runs both RNICs in lockstep.
  *
- * <p>The only logic here is for the simulator: every input of a core passes a register (named {@code <port>_in})
+ * <p>The only logic here is for the simulator: {@code a_tcpTxValid} and {@code b_tcpTxValid} gather each core's
+ * {@code tcpTx_<q>_valid} bits into one output, and every input of a core passes a register (named {@code <port>_in})
  * clocked by an input {@code inputLatch_<side>_<interface>} — one per interface of each core ({@code inputLatch_a_apb},
  * {@code inputLatch_a_axi}, {@code inputLatch_b_tcpRx_0}, …) — which the testbench ({@code rnic.sim.Tb}) raises with
  * the falling clock edge of a cycle in which it wrote an input of that interface, and lowers with the next rising
@@ -36,11 +38,17 @@ public final class RnicPair extends HwComponent {
         public final RnicConfig config;
         public final RnicCore.Io a;
         public final RnicCore.Io b;
+        /** Every {@code a_tcpTx_<q>_valid} in one word (bit q): the testbench reads one signal per core, not one per slot. */
+        public final Bits aTcpTxValid;
+        /** The same for core b. */
+        public final Bits bTcpTxValid;
 
         public Io(RnicConfig config) {
             this.config = config;
             a = field("a", new RnicCore.Io(config));
             b = field("b", new RnicCore.Io(config));
+            aTcpTxValid = field("a_" + TX_VALID, Hdl.out(Hdl.bits(config.qpCount())));
+            bTcpTxValid = field("b_" + TX_VALID, Hdl.out(Hdl.bits(config.qpCount())));
         }
     }
 
@@ -57,7 +65,12 @@ public final class RnicPair extends HwComponent {
         b = child("b", () -> new RnicCore(c));
         expose(io.a, a.io);
         expose(io.b, b.io);
+        Hdl.set(io.aTcpTxValid, Hdl.catLsbFirst(a.io.tcpTx.stream().map(t -> t.valid()).toList()));
+        Hdl.set(io.bTcpTxValid, Hdl.catLsbFirst(b.io.tcpTx.stream().map(t -> t.valid()).toList()));
     }
+
+    /** The name, after {@code a_} or {@code b_}, of the output that gathers a core's {@code tcpTx_<q>_valid}. */
+    public static final String TX_VALID = "tcpTxValid";
 
     /** The clock domain of input latch {@code inputLatch_<group>}, its input made on first use. */
     private ClockDomain latch(String group) {

@@ -5,6 +5,7 @@ import rnic.sim.Agent;
 import rnic.sim.Pacer;
 import rnic.sim.Ports;
 import rnic.sim.SimSignal;
+import rnic.sim.Tb;
 
 /**
  * Takes a core's {@code tcpTx_<q>} port (a stream of {@code AxisBeat}: {@code tdata}, {@code tkeep}, {@code tlast};
@@ -65,6 +66,39 @@ public final class TcpTxMonitor implements Agent {
     }
 
     private boolean armed;
+    private ValidWord validWord;
+    private int validBit;
+
+    /**
+     * The slots' {@code valid} bits of one core gathered in one output (bit {@code q} of {@code validWord} is this
+     * slot's): read once per cycle for all the slots, instead of each slot reading its own {@code valid}.
+     */
+    public TcpTxMonitor validFrom(ValidWord word, int bit) {
+        this.validWord = word;
+        this.validBit = bit;
+        return this;
+    }
+
+    /** An output word of {@code valid} bits, read at most once per cycle however many monitors ask. */
+    public static final class ValidWord {
+        private final Tb<?> tb;
+        private final SimSignal word;
+        private long cycle = -1;
+        private long bits;
+
+        public ValidWord(Tb<?> tb, SimSignal word) {
+            this.tb = tb;
+            this.word = word;
+        }
+
+        boolean bit(int i) {
+            if (cycle != tb.cycle()) {
+                bits = word.get();
+                cycle = tb.cycle();
+            }
+            return (bits >>> i & 1) != 0;
+        }
+    }
 
     /** From now on the stream is checked and taken (before, e.g. during reset, it is ignored and not acknowledged). */
     public void arm() {
@@ -76,7 +110,7 @@ public final class TcpTxMonitor implements Agent {
         if (!armed) {
             return;
         }
-        if (!valid.getBool()) {
+        if (!(validWord != null ? validWord.bit(validBit) : valid.getBool())) {
             if (stalledData != null) {
                 throw new AssertionError(name + ": valid dropped while a beat was waiting for ready");
             }
