@@ -92,6 +92,8 @@ public final class QpEventRouter extends HwComponent {
         /** Per QP: moved to ERR here (until cleared). */
         public final Bits dead;
         public final Flow<UInt> rqRelease;
+        /** {@code sqCons} of {@code qp} moves to {@code index} (a send queue completion acted on; not a clear). */
+        public final Flow<QpRingFetcher.Rewind> sqAdvance;
         public final Stream<QpCqWriter.Request> cqes;
         public final Flow<QpRings.QpError> qpError;
 
@@ -114,6 +116,8 @@ public final class QpEventRouter extends HwComponent {
             dead = field("dead", out(bits(n)));
             rqRelease = field("rqRelease", spinal.lib.master$.MODULE$.apply(
                     spinal.lib.Flow$.MODULE$.apply(hardType(() -> uint(c.qpBits())))));
+            sqAdvance = field("sqAdvance", spinal.lib.master$.MODULE$.apply(
+                    spinal.lib.Flow$.MODULE$.apply(hardType(() -> new QpRingFetcher.Rewind(c)))));
             cqes = field("cqes", Streams.masterStream(() -> new QpCqWriter.Request(c)));
             qpError = field("qpError", spinal.lib.master$.MODULE$.apply(
                     spinal.lib.Flow$.MODULE$.apply(hardType(() -> new QpRings.QpError(c)))));
@@ -224,6 +228,9 @@ public final class QpEventRouter extends HwComponent {
         set(io.rqRelease.payload(), q);
 
         UInt next = wire("nextIndex", add(index, U(1, ib)));
+        set(io.sqAdvance.valid(), and(acts, sq));
+        set(io.sqAdvance.payload().qp, q);
+        set(io.sqAdvance.payload().index, next);
         for (int p = 0; p < n; p++) {
             final int pp = p;
             Bool mine = wire("mine_" + p, and(acts, eq(q, U(p, qb))));

@@ -81,6 +81,12 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * the engine's QP in the same cycle or later, which flushes such a post (RdmapRxControl flushes a closed QP's
  * receive queue).
  *
+ * <p><b>Per-QP hardware.</b> Each QP costs what must be looked at every cycle: its fetch indices and in-flight
+ * counts and "may fetch" terms in the fetchers, its receive credits, its consumer indices (ports), its halted and
+ * deferred bits. What is looked at for one QP at a time is selected once (the picked QP's base, index and size, the
+ * slot mask decoded after the selection; the round robin is linear in the QP count), and a deferred element's index
+ * is kept in LUT RAM and compared only when its QP's {@code sqCons} moves (the router's {@code sqAdvance}).
+ *
  * <p><b>Figures</b> (QpRingsTest, one-cycle memory, engine always ready): doorbell to WorkRequest 12 cycles at W = 64,
  * 4 at W = 512; one WorkRequest every 10 cycles at W = 64 (the element's 10 beats), every 2 at W = 512; engine event to
  * the entry in host memory 7 / 4 cycles; one entry every 5 / 2 cycles.
@@ -299,6 +305,8 @@ public final class QpRings extends HwComponent {
         set(sqFetch.io.rewind.payload(), sqIssue.io.rewind.payload());
         Streams.connect(sqFetch.io.entries, sqIssue.io.wqes);
         set(sqIssue.io.stale, sqFetch.io.stale);
+        set(sqIssue.io.sqAdvance.valid(), router.io.sqAdvance.valid());
+        set(sqIssue.io.sqAdvance.payload(), router.io.sqAdvance.payload());
         set(sqIssue.io.dead, dead);
         set(sqIssue.io.clear, clear);
         Streams.connect(sqIssue.io.requests, io.requests);

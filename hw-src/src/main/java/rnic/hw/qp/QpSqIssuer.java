@@ -15,8 +15,10 @@ import rnic.wire.SqWqe;
 import rnic.wire.WqeOpcode;
 import spinal.core.Bits;
 import spinal.core.Bool;
+import spinal.core.Mem;
 import spinal.core.UInt;
 import spinal.core.Vec;
+import spinal.core.dontCare$;
 import spinal.lib.Flow;
 import spinal.lib.Stream;
 
@@ -57,6 +59,8 @@ public final class QpSqIssuer extends HwComponent {
         public final Bits dead;
         public final Bits clear;
         public final Vec<UInt> sqCons;
+        /** {@link QpEventRouter}'s {@code sqAdvance}: a QP's {@code sqCons} moved (what a deferred element waits for). */
+        public final Flow<QpRingFetcher.Rewind> sqAdvance;
         public final Stream<RdmapTxRequester.WorkRequest> requests;
         public final Stream<UInt> stagInvalidate;
         public final Flow<Bool> stagInvalidateDone;
@@ -74,6 +78,8 @@ public final class QpSqIssuer extends HwComponent {
             dead = field("dead", in(bits(n)));
             clear = field("clear", in(bits(n)));
             sqCons = field("sqCons", in(QpRings.perIndex(n, () -> uint(QpRingsConfig.INDEX_BITS))));
+            sqAdvance = field("sqAdvance", spinal.lib.slave$.MODULE$.apply(
+                    spinal.lib.Flow$.MODULE$.apply(hardType(() -> new QpRingFetcher.Rewind(c)))));
             requests = field("requests", Streams.masterStream(() -> new RdmapTxRequester.WorkRequest(c.ddp())));
             stagInvalidate = field("stagInvalidate", Streams.masterStream(() -> uint(32)));
             stagInvalidateDone = field("stagInvalidateDone", spinal.lib.slave$.MODULE$.apply(
@@ -185,6 +191,20 @@ public final class QpSqIssuer extends HwComponent {
         set(io.rewind.valid(), or(halt, defer));
         set(io.rewind.payload().qp, q);
         set(io.rewind.payload().index, mux(defer, h.index, add(h.index, U(1, ib))));
+        // A deferred element's index per QP in LUT RAM, looked at only when that QP's sqCons moves (sqAdvance): no
+        // per-QP index register and comparator. An element deferred in the cycle its QP's sqCons reaches it is
+        // compared with the advance at once (bypass), so it is never left waiting for a move that has happened. The
+        // hit is registered: the QP is released in the cycle after sqCons has reached the element, as when sqCons
+        // itself was compared.
+        Mem<UInt> deferredAt = field("deferredAt", new Mem<>(hardType(() -> uint(ib)), 1 << qb));
+        deferredAt.write(q, h.index, defer, null);
+        var adv = io.sqAdvance;
+        UInt waitedFor = wire("waitedFor", mux(and(defer, eq(q, adv.payload().qp)), h.index,
+                deferredAt.readAsync(adv.payload().qp, dontCare$.MODULE$)));
+        Bool reached = regInit("deferredReached", bool(), False());
+        UInt reachedQp = reg("deferredReachedQp", uint(qb));
+        set(reached, and(adv.valid(), eq(adv.payload().index, waitedFor)));
+        set(reachedQp, adv.payload().qp);
         List<Bool> halted = new ArrayList<>();
         List<Bool> enable = new ArrayList<>();
         for (int p = 0; p < n; p++) {
@@ -196,13 +216,9 @@ public final class QpSqIssuer extends HwComponent {
                     () -> set(hq, False()));
             when(and(halt, eq(q, U(pp, qb))), () -> set(hq, True()));
             Bool dq = regInit("deferred_" + p, bool(), False());
-            UInt di = reg("deferredIndex_" + p, uint(ib));
             when(or(io.clear.apply(p), io.dead.apply(p), neq(sp, U(QpState.RTS.code(), 3)),
-                    eq(io.sqCons.apply(p), di)), () -> set(dq, False()));
-            when(and(defer, eq(q, U(pp, qb))), () -> {
-                set(dq, True());
-                set(di, h.index);
-            });
+                    and(reached, eq(reachedQp, U(pp, qb)))), () -> set(dq, False()));
+            when(and(defer, eq(q, U(pp, qb))), () -> set(dq, True()));
             enable.add(and(eq(sp, U(QpState.RTS.code(), 3)), not(hq), not(dq), not(io.dead.apply(p))));
         }
         set(io.fetchEnable, catLsbFirst(enable));
