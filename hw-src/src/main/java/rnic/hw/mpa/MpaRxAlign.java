@@ -236,6 +236,8 @@ public final class MpaRxAlign extends HwComponent {
         final Bool present; // a beat is worked on this cycle (else the live connection is stepped without input)
         final Bool blocked; // a beat of another connection waits while the live one flushes
         final Bool switching;
+        UInt expOffR = null; // the beat's connection's entry: expOff, and the row offset it gives (n ≥ 2)
+        UInt rowOffR = null;
         UInt liveConn = null;
         List<UInt> tExp = new ArrayList<>();
         List<Bits> tPart = new ArrayList<>();
@@ -276,7 +278,8 @@ public final class MpaRxAlign extends HwComponent {
                 rowWords.add(words == 1 ? part : mux(eq(sentR, U(i, cw)), part, B(0, 32)));
             }
             Bits rowR = catLsbFirst(rowWords);
-            UInt rowOffR = and(expR.asBits(), B(0xFFFF_FFFFL & ~(long) (n - 1), 32)).asUInt();
+            rowOffR = and(expR.asBits(), B(0xFFFF_FFFFL & ~(long) (n - 1), 32)).asUInt();
+            expOffR = expR;
             Bool lostR = pick(tLost, x);
             rowV = wire("rowCtx", mux(switching, rowR, row));
             fillV = wire("fillCtx", mux(switching, fillR, fill));
@@ -352,7 +355,13 @@ public final class MpaRxAlign extends HwComponent {
         }
 
         when(and(step, present, hole), () -> set(lost, True()));
-        when(and(step, take), () -> set(expOff, add(expOffV, count.resize(32))));
+        // expOff + count and rowOff + n: for n ≥ 2 the sums of the live registers and of the entry side by side, the
+        // switch only picks one (timing: the carry chains do not wait on the context decision).
+        UInt expNext = switching == null ? add(expOffV, count.resize(32))
+                : mux(switching, add(expOffR, count.resize(32)), add(expOff, count.resize(32)));
+        UInt rowOffNext = switching == null ? add(rowOffV, U(n, 32))
+                : mux(switching, add(rowOffR, U(n, 32)), add(rowOff, U(n, 32)));
+        when(and(step, take), () -> set(expOff, expNext));
         when(and(step, take, in.fin), () -> set(lost, True()));
         when(and(out.fire(), not(emit)), () -> set(lostSent, True()));
         when(step, () -> {
@@ -360,7 +369,7 @@ public final class MpaRxAlign extends HwComponent {
                 set(row, range(merged, 2 * dataWidth - 1, dataWidth));
                 set(fill, range(filled, fw - 1, 0)); // filled − n: filled < 2n and n is a power of two
                 set(sent, U(0, cw));
-                set(rowOff, add(rowOffV, U(n, 32)));
+                set(rowOff, rowOffNext);
             }).otherwise(() -> {
                 set(row, range(merged, dataWidth - 1, 0));
                 set(fill, range(filled, fw - 1, 0));
