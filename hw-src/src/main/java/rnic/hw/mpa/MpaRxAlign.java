@@ -206,8 +206,9 @@ public final class MpaRxAlign extends HwComponent {
         set(inBeat.inOrder, inOrderIn);
         set(inBeat.count, rawCount);
         // The aligner's ready is a gate or two from registers (lost, the beat's in-order flag, the output's ready), so
-        // the one-connection front feeds it directly; the shared one keeps a skid buffer behind its register, which
-        // also drops beats of a cleared connection.
+        // the one-connection front feeds it directly; the shared one keeps a skid buffer in front of its register (so
+        // the beat worked on, its connection above all, is a register, timing; the register and the aligner drop
+        // beats of a cleared connection).
         Stream<InBeat> input;
         // A beat is offered when the registers hold one, whether or not a clear drops it this cycle (shared only).
         final Bool offered;
@@ -216,10 +217,10 @@ public final class MpaRxAlign extends HwComponent {
             offered = input.valid();
         } else {
             set(inBeat.conn, io.inConn);
-            Stream<InBeat> front = Streams.m2sPipe(Streams.translateWith(io.input, inBeat));
-            Stream<InBeat> skid = Streams.s2mPipe(front.throwWhen(pick(io.clear, front.payload().conn)));
-            input = skid.throwWhen(pick(io.clear, skid.payload().conn));
-            offered = wire("offered", or(front.valid(), skid.valid()));
+            Stream<InBeat> skid = Streams.s2mPipe(Streams.translateWith(io.input, inBeat));
+            Stream<InBeat> front = Streams.m2sPipe(skid.throwWhen(pick(io.clear, skid.payload().conn)));
+            input = front.throwWhen(pick(io.clear, front.payload().conn));
+            offered = wire("offered", front.valid());
         }
         InBeat in = input.payload();
         Bool inOrder = in.inOrder;
@@ -238,6 +239,7 @@ public final class MpaRxAlign extends HwComponent {
         final Bool switching;
         UInt expOffR = null; // the beat's connection's entry: expOff, and the row offset it gives (n ≥ 2)
         UInt rowOffR = null;
+        UInt fillR = null;
         UInt liveConn = null;
         List<UInt> tExp = new ArrayList<>();
         List<Bits> tPart = new ArrayList<>();
@@ -270,7 +272,7 @@ public final class MpaRxAlign extends HwComponent {
             present = wire("present", and(offered, not(blocked)));
             switching = wire("switching", and(present, not(same)));
             UInt expR = pick(tExp, x);
-            UInt fillR = range(expR, fw - 1, 0);
+            fillR = range(expR, fw - 1, 0);
             UInt sentR = shr(fillR, 2).resize(cw);
             Bits part = pick(tPart, x);
             List<Bits> rowWords = new ArrayList<>();
@@ -323,8 +325,12 @@ public final class MpaRxAlign extends HwComponent {
         Bits octets = and(in.tdata, catLsbFirst(keepBits)).resize(2 * dataWidth);
         Bits shifted = octets.$bar$less$less(concat(fillV.asBits(), B(0, 3)).asUInt());
         merged = wire("merged", mux(take, or(rowV.resize(2 * dataWidth), shifted), rowV.resize(2 * dataWidth)));
-        filled = wire("filled", add(fillV.resize(sw), mux(take, count, U(0, sw))));
-        Bool rowDone = not(lt(filled, U(n, sw)));
+        // fill + count, for n ≥ 2 of the live registers and of the entry side by side (timing, as expOff below); the
+        // row is done only by a beat taken (without one, filled = fill < n).
+        UInt sum = switching == null ? add(fillV.resize(sw), count)
+                : mux(switching, add(fillR.resize(sw), count), add(fill.resize(sw), count));
+        filled = wire("filled", mux(take, sum, fillV.resize(sw)));
+        Bool rowDone = wire("rowDone", and(take, not(lt(sum, U(n, sw)))));
         // At one word per row a word is complete only with its row, and none is ever handed on before (sent stays 0):
         // stated, so the emit test is the row's end alone (timing).
         complete = wire("complete", words == 1 ? mux(rowDone, U(1, cw), U(0, cw))
