@@ -358,7 +358,9 @@ public final class MpaRxParser extends HwComponent {
         Bool bFits = not(and(smallB, lt(eB, hiS))); // B's CRC is not in this beat
 
         // CRC and Marker checks.
-        Bits crcIn = mux(fresh, crcInit, crcStateV);
+        // crcState is the initial value whenever nothing of an FPDU has been seen (reset, clear, and an FPDU ending
+        // without a next one taken set it so), so it is A's CRC state as it is (timing: no multiplexer on `fresh`).
+        Bits crcIn = crcStateV;
         // At one word per beat, an FPDU that ends in the beat ends before its word (the word is its CRC), so A's CRC
         // is either the state or the state over the word: the end only picks one (timing: it is known late).
         crcA = wire("crcA", words == 1
@@ -520,7 +522,10 @@ public final class MpaRxParser extends HwComponent {
                     set(hdrOff, off);
                     set(fpduOff, off);
                     set(crcState, crcB);
-                }).otherwise(() -> set(inFpdu, False()));
+                }).otherwise(() -> {
+                    set(inFpdu, False());
+                    set(crcState, crcInit); // the next FPDU starts afresh (see crcIn)
+                });
             }).otherwise(() -> {
                 set(inFpdu, or(inFpduV, hdrAvail));
                 when(starting, () -> set(leadDone, not(hdrAvail)));
