@@ -42,6 +42,11 @@ import spinal.lib.Stream;
  * and its context multiplexers wait on no clear, timing.) {@code consumed}/{@code emitted} report,
  * per cycle, a beat taken by the aligning stage and a row handed on by it, with their connections (the shared
  * receiver's flow control counts them).
+ *
+ * <p>Timing (shared): the input's skid buffer sits in front of its register, so the beat worked on (its connection
+ * above all) is a register; the sums the aligner's state takes ({@code expOff + count}, {@code rowOff + W/8},
+ * {@code fill + count}) are worked out for the live registers and for the beat's table entry side by side, and the
+ * context switch only picks one.
  */
 public final class MpaRxAlign extends HwComponent {
 

@@ -81,7 +81,10 @@ import spinal.lib.Stream;
  * seven cycles after the piece carrying its verdict was taken, at the earliest (counting register, write and
  * descriptor push, two in the FIFO, head register, RAM read). {@code piece} enters
  * through a skid buffer ({@code s2mPipe}), so {@code piece.ready} is a register and the writer's fit check reaches
- * nothing upstream; {@code ulpdu} leaves through another, so its ready reaches no RAM address.
+ * nothing upstream; {@code ulpdu} leaves through another, so its ready reaches no RAM address. The head's pop decision is
+ * the reader's longest logic, so the enables of connection c's registers ({@code rptr}, {@code failed},
+ * {@code descCount}, {@code skip}) repeat it with c's own flags in place of the head connection's multiplexers (the same
+ * values whenever the head is c).
  */
 public final class MpaRxHold extends HwComponent {
     /** Smallest descriptor FIFO (the 16 verdicts {@link MpaRxDeframer} queues per connection). */

@@ -44,7 +44,9 @@ import spinal.lib.Stream;
  * Verdicts leave through a register stage ({@link Verdict}) that makes the CRC compare: the received CRC word XOR the
  * computed one is registered, and a non-zero value turns the verdict into E-M2 there, a cycle after the FPDU's end.
  * The stage stops taking work when that verdict is seen, so one more beat may have been handed on by then; it belongs
- * after the failing FPDU, and the receiver discards everything after its first bad verdict.
+ * after the failing FPDU, and the receiver discards everything after its first bad verdict. {@code crcState} holds the
+ * CRC's initial value whenever no FPDU is under way (an FPDU that ends without a next one taken in its beat sets it so),
+ * so an FPDU's CRC starts from the state as it is, with no multiplexer on whether it starts here.
  *
  * <p><b>Shared by {@code n ≥ 1} connections</b> ({@link MpaRxShared}; {@code n = 0} is {@link MpaRxDeframer}'s parser,
  * unchanged): rows and pieces carry their connection; {@code markers}/{@code crc} become per-connection inputs
