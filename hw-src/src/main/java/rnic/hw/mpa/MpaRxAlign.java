@@ -330,12 +330,17 @@ public final class MpaRxAlign extends HwComponent {
         Bits octets = and(in.tdata, catLsbFirst(keepBits)).resize(2 * dataWidth);
         Bits shifted = octets.$bar$less$less(concat(fillV.asBits(), B(0, 3)).asUInt());
         merged = wire("merged", mux(take, or(rowV.resize(2 * dataWidth), shifted), rowV.resize(2 * dataWidth)));
-        // fill + count, for n ≥ 2 of the live registers and of the entry side by side (timing, as expOff below); the
-        // row is done only by a beat taken (without one, filled = fill < n).
-        UInt sum = switching == null ? add(fillV.resize(sw), count)
-                : mux(switching, add(fillR.resize(sw), count), add(fill.resize(sw), count));
-        filled = wire("filled", mux(take, sum, fillV.resize(sw)));
-        Bool rowDone = wire("rowDone", and(take, not(lt(sum, U(n, sw)))));
+        final Bool rowDone;
+        if (switching == null) {
+            filled = wire("filled", add(fillV.resize(sw), mux(take, count, U(0, sw))));
+            rowDone = not(lt(filled, U(n, sw)));
+        } else {
+            // fill + count of the live registers and of the entry side by side (timing, as expOff below); the row is
+            // done only by a beat taken (without one, fill < n), and then filled is the overflow: fw bits suffice.
+            UInt sum = mux(switching, add(fillR.resize(sw), count), add(fill.resize(sw), count));
+            filled = wire("filled", mux(take, range(sum, fw - 1, 0), fillV));
+            rowDone = wire("rowDone", and(take, not(lt(sum, U(n, sw)))));
+        }
         // At one word per row a word is complete only with its row, and none is ever handed on before (sent stays 0):
         // stated, so the emit test is the row's end alone (timing).
         complete = wire("complete", words == 1 ? mux(rowDone, U(1, cw), U(0, cw))
