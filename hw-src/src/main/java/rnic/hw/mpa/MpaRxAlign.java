@@ -42,6 +42,11 @@ import spinal.lib.Stream;
  * and its context multiplexers wait on no clear, timing.) {@code consumed}/{@code emitted} report,
  * per cycle, a beat taken by the aligning stage and a row handed on by it, with their connections (the shared
  * receiver's flow control counts them).
+ *
+ * <p>Timing (shared): the input's skid buffer sits in front of its register, so the beat worked on (its connection
+ * above all) is a register; the sums the aligner's state takes ({@code expOff + count}, {@code rowOff + W/8},
+ * {@code fill + count}) are worked out for the live registers and for the beat's table entry side by side, and the
+ * context switch only picks one.
  */
 public final class MpaRxAlign extends HwComponent {
 
@@ -206,8 +211,9 @@ public final class MpaRxAlign extends HwComponent {
         set(inBeat.inOrder, inOrderIn);
         set(inBeat.count, rawCount);
         // The aligner's ready is a gate or two from registers (lost, the beat's in-order flag, the output's ready), so
-        // the one-connection front feeds it directly; the shared one keeps a skid buffer behind its register, which
-        // also drops beats of a cleared connection.
+        // the one-connection front feeds it directly; the shared one keeps a skid buffer in front of its register (so
+        // the beat worked on, its connection above all, is a register, timing; the register and the aligner drop
+        // beats of a cleared connection).
         Stream<InBeat> input;
         // A beat is offered when the registers hold one, whether or not a clear drops it this cycle (shared only).
         final Bool offered;
@@ -216,10 +222,10 @@ public final class MpaRxAlign extends HwComponent {
             offered = input.valid();
         } else {
             set(inBeat.conn, io.inConn);
-            Stream<InBeat> front = Streams.m2sPipe(Streams.translateWith(io.input, inBeat));
-            Stream<InBeat> skid = Streams.s2mPipe(front.throwWhen(pick(io.clear, front.payload().conn)));
-            input = skid.throwWhen(pick(io.clear, skid.payload().conn));
-            offered = wire("offered", or(front.valid(), skid.valid()));
+            Stream<InBeat> skid = Streams.s2mPipe(Streams.translateWith(io.input, inBeat));
+            Stream<InBeat> front = Streams.m2sPipe(skid.throwWhen(pick(io.clear, skid.payload().conn)));
+            input = front.throwWhen(pick(io.clear, front.payload().conn));
+            offered = wire("offered", front.valid());
         }
         InBeat in = input.payload();
         Bool inOrder = in.inOrder;
@@ -236,6 +242,9 @@ public final class MpaRxAlign extends HwComponent {
         final Bool present; // a beat is worked on this cycle (else the live connection is stepped without input)
         final Bool blocked; // a beat of another connection waits while the live one flushes
         final Bool switching;
+        UInt expOffR = null; // the beat's connection's entry: expOff, and the row offset it gives (n ≥ 2)
+        UInt rowOffR = null;
+        UInt fillR = null;
         UInt liveConn = null;
         List<UInt> tExp = new ArrayList<>();
         List<Bits> tPart = new ArrayList<>();
@@ -268,7 +277,7 @@ public final class MpaRxAlign extends HwComponent {
             present = wire("present", and(offered, not(blocked)));
             switching = wire("switching", and(present, not(same)));
             UInt expR = pick(tExp, x);
-            UInt fillR = range(expR, fw - 1, 0);
+            fillR = range(expR, fw - 1, 0);
             UInt sentR = shr(fillR, 2).resize(cw);
             Bits part = pick(tPart, x);
             List<Bits> rowWords = new ArrayList<>();
@@ -276,7 +285,8 @@ public final class MpaRxAlign extends HwComponent {
                 rowWords.add(words == 1 ? part : mux(eq(sentR, U(i, cw)), part, B(0, 32)));
             }
             Bits rowR = catLsbFirst(rowWords);
-            UInt rowOffR = and(expR.asBits(), B(0xFFFF_FFFFL & ~(long) (n - 1), 32)).asUInt();
+            rowOffR = and(expR.asBits(), B(0xFFFF_FFFFL & ~(long) (n - 1), 32)).asUInt();
+            expOffR = expR;
             Bool lostR = pick(tLost, x);
             rowV = wire("rowCtx", mux(switching, rowR, row));
             fillV = wire("fillCtx", mux(switching, fillR, fill));
@@ -320,8 +330,17 @@ public final class MpaRxAlign extends HwComponent {
         Bits octets = and(in.tdata, catLsbFirst(keepBits)).resize(2 * dataWidth);
         Bits shifted = octets.$bar$less$less(concat(fillV.asBits(), B(0, 3)).asUInt());
         merged = wire("merged", mux(take, or(rowV.resize(2 * dataWidth), shifted), rowV.resize(2 * dataWidth)));
-        filled = wire("filled", add(fillV.resize(sw), mux(take, count, U(0, sw))));
-        Bool rowDone = not(lt(filled, U(n, sw)));
+        final Bool rowDone;
+        if (switching == null) {
+            filled = wire("filled", add(fillV.resize(sw), mux(take, count, U(0, sw))));
+            rowDone = not(lt(filled, U(n, sw)));
+        } else {
+            // fill + count of the live registers and of the entry side by side (timing, as expOff below); the row is
+            // done only by a beat taken (without one, fill < n), and then filled is the overflow: fw bits suffice.
+            UInt sum = mux(switching, add(fillR.resize(sw), count), add(fill.resize(sw), count));
+            filled = wire("filled", mux(take, range(sum, fw - 1, 0), fillV));
+            rowDone = wire("rowDone", and(take, not(lt(sum, U(n, sw)))));
+        }
         // At one word per row a word is complete only with its row, and none is ever handed on before (sent stays 0):
         // stated, so the emit test is the row's end alone (timing).
         complete = wire("complete", words == 1 ? mux(rowDone, U(1, cw), U(0, cw))
@@ -352,7 +371,13 @@ public final class MpaRxAlign extends HwComponent {
         }
 
         when(and(step, present, hole), () -> set(lost, True()));
-        when(and(step, take), () -> set(expOff, add(expOffV, count.resize(32))));
+        // expOff + count and rowOff + n: for n ≥ 2 the sums of the live registers and of the entry side by side, the
+        // switch only picks one (timing: the carry chains do not wait on the context decision).
+        UInt expNext = switching == null ? add(expOffV, count.resize(32))
+                : mux(switching, add(expOffR, count.resize(32)), add(expOff, count.resize(32)));
+        UInt rowOffNext = switching == null ? add(rowOffV, U(n, 32))
+                : mux(switching, add(rowOffR, U(n, 32)), add(rowOff, U(n, 32)));
+        when(and(step, take), () -> set(expOff, expNext));
         when(and(step, take, in.fin), () -> set(lost, True()));
         when(and(out.fire(), not(emit)), () -> set(lostSent, True()));
         when(step, () -> {
@@ -360,7 +385,7 @@ public final class MpaRxAlign extends HwComponent {
                 set(row, range(merged, 2 * dataWidth - 1, dataWidth));
                 set(fill, range(filled, fw - 1, 0)); // filled − n: filled < 2n and n is a power of two
                 set(sent, U(0, cw));
-                set(rowOff, add(rowOffV, U(n, 32)));
+                set(rowOff, rowOffNext);
             }).otherwise(() -> {
                 set(row, range(merged, dataWidth - 1, 0));
                 set(fill, range(filled, fw - 1, 0));

@@ -81,7 +81,10 @@ import spinal.lib.Stream;
  * seven cycles after the piece carrying its verdict was taken, at the earliest (counting register, write and
  * descriptor push, two in the FIFO, head register, RAM read). {@code piece} enters
  * through a skid buffer ({@code s2mPipe}), so {@code piece.ready} is a register and the writer's fit check reaches
- * nothing upstream; {@code ulpdu} leaves through another, so its ready reaches no RAM address.
+ * nothing upstream; {@code ulpdu} leaves through another, so its ready reaches no RAM address. The head's pop decision is
+ * the reader's longest logic, so the enables of connection c's registers ({@code rptr}, {@code failed},
+ * {@code descCount}, {@code skip}) repeat it with c's own flags in place of the head connection's multiplexers (the same
+ * values whenever the head is c).
  */
 public final class MpaRxHold extends HwComponent {
     /** Smallest descriptor FIFO (the 16 verdicts {@link MpaRxDeframer} queues per connection). */
@@ -513,7 +516,6 @@ public final class MpaRxHold extends HwComponent {
         Bool popDrop = wire("popDrop", and(not(hSkip), not(hd.bad), not(hTake), not(curIsHead), not(lastIssue)));
         Bool popLoad = wire("popLoad", and(not(hSkip), not(hd.bad), hTake, or(not(curValid), lastIssue)));
         set(head.ready(), or(popSkip, popBad, popDrop, popLoad));
-        Bool taken = wire("taken", and(head.fire(), not(hSkip), not(hd.bad))); // loaded or dropped: rptr moves
         UInt hStored = wire("hStored", head.payload().stored);
         UInt hBeats = wire("hBeats", head.payload().beats);
         UInt rptrHead = pick(rptr, hc);
@@ -569,10 +571,21 @@ public final class MpaRxHold extends HwComponent {
             }
             when(acceptC, () -> set(wptr.get(cc), wptrNext));
             when(and(acceptC, p.verdict, p.bad), () -> set(dead.get(cc), True()));
-            when(and(taken, headC), () -> set(rptr.get(cc), rptrNext));
-            when(and(reports, headC), () -> set(failed.get(cc), True()));
+            // The head's decisions for c with c's own flags in place of the head connection's multiplexers: the same
+            // values whenever the head is c, but the enables of c's registers start a few gates from registers
+            // (timing: the pop decision itself is the longest path of the reader).
+            Bool skipC = or(skipAny.get(c), clear.get(c));
+            Bool takeC = and(deliver.get(c), not(failed.get(c)));
+            Bool curIsC = and(curValid, isConn(curConn, c, n));
+            Bool movesC = or(and(not(takeC), not(curIsC), not(lastIssue)), and(takeC, or(not(curValid), lastIssue)));
+            Bool atHeadC = and(head.valid(), headC);
+            Bool takenC = wire("taken_" + c, and(atHeadC, not(skipC), not(hd.bad), movesC)); // = taken ∧ headC
+            when(takenC, () -> set(rptr.get(cc), rptrNext));
+            when(and(atHeadC, not(skipC), hd.bad, readerEmpty, not(failed.get(c))),
+                    () -> set(failed.get(cc), True())); // = reports ∧ headC
             Bool pushC = and(descIn.fire(), isConn(s1Conn, c, n));
-            Bool popC = and(head.fire(), headC);
+            // = head.fire ∧ headC
+            Bool popC = wire("popC_" + c, and(atHeadC, or(skipC, and(hd.bad, readerEmpty), and(not(hd.bad), movesC))));
             // Both counts worked out from registers; the pop only picks one (timing: it is the head's late decision).
             UInt dcPushed = add(descCount.get(c), mux(pushC, U(1, db), U(0, db)));
             UInt dcPopped = sub(dcPushed, U(1, db));
@@ -586,7 +599,7 @@ public final class MpaRxHold extends HwComponent {
                 set(rptr.get(cc), U(0, hb));
                 set(dead.get(cc), False());
                 set(failed.get(cc), False());
-            }).elseWhen(and(popC, popSkip), () -> {
+            }).elseWhen(and(atHeadC, skipAny.get(c)), () -> { // = popC ∧ popSkip, clear aside
                 set(skip.get(cc), sub(skip.get(cc), U(1, db)));
                 set(skipAny.get(cc), neq(skip.get(cc), U(1, db)));
             });

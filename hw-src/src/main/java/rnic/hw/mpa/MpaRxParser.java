@@ -44,7 +44,9 @@ import spinal.lib.Stream;
  * Verdicts leave through a register stage ({@link Verdict}) that makes the CRC compare: the received CRC word XOR the
  * computed one is registered, and a non-zero value turns the verdict into E-M2 there, a cycle after the FPDU's end.
  * The stage stops taking work when that verdict is seen, so one more beat may have been handed on by then; it belongs
- * after the failing FPDU, and the receiver discards everything after its first bad verdict.
+ * after the failing FPDU, and the receiver discards everything after its first bad verdict. {@code crcState} holds the
+ * CRC's initial value whenever no FPDU is under way (an FPDU that ends without a next one taken in its beat sets it so),
+ * so an FPDU's CRC starts from the state as it is, with no multiplexer on whether it starts here.
  *
  * <p><b>Shared by {@code n ≥ 1} connections</b> ({@link MpaRxShared}; {@code n = 0} is {@link MpaRxDeframer}'s parser,
  * unchanged): rows and pieces carry their connection; {@code markers}/{@code crc} become per-connection inputs
@@ -358,7 +360,9 @@ public final class MpaRxParser extends HwComponent {
         Bool bFits = not(and(smallB, lt(eB, hiS))); // B's CRC is not in this beat
 
         // CRC and Marker checks.
-        Bits crcIn = mux(fresh, crcInit, crcStateV);
+        // crcState is the initial value whenever nothing of an FPDU has been seen (reset, clear, and an FPDU ending
+        // without a next one taken set it so), so it is A's CRC state as it is (timing: no multiplexer on `fresh`).
+        Bits crcIn = crcStateV;
         // At one word per beat, an FPDU that ends in the beat ends before its word (the word is its CRC), so A's CRC
         // is either the state or the state over the word: the end only picks one (timing: it is known late).
         crcA = wire("crcA", words == 1
@@ -520,7 +524,10 @@ public final class MpaRxParser extends HwComponent {
                     set(hdrOff, off);
                     set(fpduOff, off);
                     set(crcState, crcB);
-                }).otherwise(() -> set(inFpdu, False()));
+                }).otherwise(() -> {
+                    set(inFpdu, False());
+                    set(crcState, crcInit); // the next FPDU starts afresh (see crcIn)
+                });
             }).otherwise(() -> {
                 set(inFpdu, or(inFpduV, hdrAvail));
                 when(starting, () -> set(leadDone, not(hdrAvail)));

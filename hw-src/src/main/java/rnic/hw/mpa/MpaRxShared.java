@@ -246,8 +246,11 @@ public final class MpaRxShared extends HwComponent {
             set(plusR, and(align.io.emitted, isConn(align.io.emittedConn, c), live));
             set(minusA, and(align.io.consumed, isConn(align.io.consumedConn, c), live));
             set(minusR, and(parser.io.rowDone, isConn(parser.io.rowDoneConn, c), live));
-            UInt up = add(add(f, mux(plusA, U(1, ib), U(0, ib))), mux(plusR, U(1, ib), U(0, ib)));
-            UInt next = sub(sub(up, mux(minusA, U(1, ib), U(0, ib))), mux(minusR, U(1, ib), U(0, ib)));
+            // The registered events summed first, the admitted beat (the arbiter's late decision) only picks one of
+            // two sums (timing: no carry chain behind the grant).
+            UInt base = sub(sub(add(f, mux(plusR, U(1, ib), U(0, ib))), mux(minusA, U(1, ib), U(0, ib))),
+                    mux(minusR, U(1, ib), U(0, ib)));
+            UInt next = mux(plusA, add(base, U(1, ib)), base);
             set(f, mux(clear.get(c), U(0, ib), next));
         }
 
