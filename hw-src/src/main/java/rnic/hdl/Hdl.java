@@ -326,4 +326,30 @@ public final class Hdl {
     public static int log2Up(long n) {
         return n <= 1 ? 1 : 64 - Long.numberOfLeadingZeros(n - 1);
     }
+
+    /**
+     * Round robin: the first index after {@code last} (wrapping to the lowest) whose {@code eligible} bit is set; any
+     * value when none is. Linear in the number of candidates (two priority encoders): the first eligible index above
+     * {@code last}, else the first eligible one from 0 (which reaches {@code last} itself last). The result has
+     * {@code last}'s width.
+     */
+    public static UInt roundRobin(List<Bool> eligible, UInt last) {
+        int n = eligible.size();
+        int w = last.getBitsWidth();
+        if (n == 1) {
+            return U(0, w);
+        }
+        UInt first = U(0, w);
+        UInt after = U(0, w);
+        Bool anyAfter = False();
+        for (int q = n - 1; q >= 0; q--) {
+            first = mux(eligible.get(q), U(q, w), first);
+            if (q > 0) { // index 0 never comes after another
+                Bool later = and(eligible.get(q), gt(U(q, w), last));
+                after = mux(later, U(q, w), after);
+                anyAfter = or(anyAfter, later);
+            }
+        }
+        return mux(anyAfter, after, first);
+    }
 }

@@ -21,6 +21,15 @@ import spinal.core.UInt;
  */
 class TbInputLatchTest {
 
+    /** A clock domain on {@code clock}, declared synchronous with the current one (the testbench orders the edges). */
+    static ClockDomain latchDomain(Bool clock) {
+        ClockDomain core = ClockDomain.current();
+        ClockDomain latch = core.copy(clock, null, core.copy$default$3(), null, null, core.config(), core.frequency(),
+                core.copy$default$8());
+        core.setSynchronousWith(latch);
+        return latch;
+    }
+
     /** {@code d} → a register on {@code inputLatch} → a register on the clock → {@code q}. */
     public static final class Latched extends HwComponent {
         /** The ports. */
@@ -38,10 +47,7 @@ class TbInputLatchTest {
         public Latched() {
             noIoPrefix();
             io = io(new Io());
-            ClockDomain core = ClockDomain.current();
-            ClockDomain latch = core.copy(io.inputLatch, null, core.copy$default$3(), null, null, core.config(),
-                    core.frequency(), core.copy$default$8());
-            core.setSynchronousWith(latch);
+            ClockDomain latch = latchDomain(io.inputLatch);
             UInt dIn = latch.apply(Scala.byName(() -> regNext(io.d)));
             set(io.q, regNext(dIn));
         }
@@ -105,13 +111,8 @@ class TbInputLatchTest {
         public Grouped() {
             noIoPrefix();
             io = io(new Io());
-            ClockDomain core = ClockDomain.current();
-            ClockDomain lx = core.copy(io.latchX, null, core.copy$default$3(), null, null, core.config(),
-                    core.frequency(), core.copy$default$8());
-            ClockDomain ly = core.copy(io.latchY, null, core.copy$default$3(), null, null, core.config(),
-                    core.frequency(), core.copy$default$8());
-            core.setSynchronousWith(lx);
-            core.setSynchronousWith(ly);
+            ClockDomain lx = latchDomain(io.latchX);
+            ClockDomain ly = latchDomain(io.latchY);
             UInt x = lx.apply(Scala.byName(() -> regNext(io.xd)));
             UInt y = ly.apply(Scala.byName(() -> regNext(io.yd)));
             set(io.xq, regNext(x));

@@ -201,7 +201,7 @@ public final class MpaRxShared extends HwComponent {
         UInt cur = regInit("arbConn", uint(cb), U(0, cb));
         UInt run = regInit("arbRun", uint(log2Up(QUANTUM + 1)), U(0, log2Up(QUANTUM + 1)));
         Bool stay = and(pick(eligible, cur), lt(run, U(QUANTUM, run.getBitsWidth())));
-        UInt grant = wire("grant", n == 1 ? U(0, cb) : mux(stay, cur, roundRobin(eligible, cur, cb)));
+        UInt grant = wire("grant", n == 1 ? U(0, cb) : mux(stay, cur, roundRobin(eligible, cur)));
         Bool any = wire("anyEligible", orAll(eligible));
         // The granted beat goes through a register (timing: the arbiter's decision does not reach the aligner's
         // in-order test in the same cycle); a beat of a connection under clear is dropped there.
@@ -306,26 +306,6 @@ public final class MpaRxShared extends HwComponent {
             set(io.errorCode.apply(c), code);
             set(io.errorSeq.apply(c), seq);
         }
-    }
-
-    /**
-     * The first offering port after {@code last} in round-robin order (wrapping to the lowest); any value when none
-     * offers.
-     */
-    static UInt roundRobin(List<Bool> offer, UInt last, int bits) {
-        int n = offer.size();
-        UInt first = U(0, bits);
-        UInt after = U(0, bits);
-        Bool anyAfter = False();
-        for (int q = n - 1; q >= 0; q--) {
-            first = mux(offer.get(q), U(q, bits), first);
-            if (q > 0) { // index 0 never comes after another
-                Bool later = and(offer.get(q), gt(U(q, bits), last));
-                after = mux(later, U(q, bits), after);
-                anyAfter = or(anyAfter, later);
-            }
-        }
-        return mux(anyAfter, after, first);
     }
 
     private TcpRxBeat pickBeat(List<Stream<TcpRxBeat>> ports, UInt index) {

@@ -36,7 +36,7 @@ import spinal.lib.bus.amba4.axi.Axi4ReadOnly;
  *
  * <p><b>Per QP</b> there is only what must be seen every cycle: the fetch index, the in-flight and stale counts, and
  * the QP's "may fetch" term (enable, the index short of {@code prod}, the ring not full). The picked QP's base, index and size are selected once, the slot
- * mask decoded after the selection; the round robin is linear in the QP count ({@link QpRingMath#roundRobin}).
+ * mask decoded after the selection; the round robin is linear in the QP count ({@link rnic.hdl.Hdl#roundRobin}).
  */
 public abstract class QpRingFetcher extends HwComponent {
     /** Entries in flight or buffered (per block, all QPs together): enough to keep R busy across the latency. */
@@ -184,7 +184,7 @@ public abstract class QpRingFetcher extends HwComponent {
             eligible.add(wire("eligible_" + q, and(io.enable.apply(q), not(io.clear.apply(q)), not(rewound),
                     neq(fetch.get(q), io.prod.apply(q)), not(QpRingMath.full(fetch.get(q), io.cons.apply(q), mask)))));
         }
-        UInt pick = wire("pick", QpRingMath.roundRobin(eligible, last));
+        UInt pick = wire("pick", roundRobin(eligible, last));
         Bool any = wire("any", catLsbFirst(eligible).orR());
 
         var ar = io.axi.ar();
