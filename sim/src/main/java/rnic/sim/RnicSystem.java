@@ -44,7 +44,8 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * W come from the ports. So this builder works with any top that keeps those names.
  *
  * <pre>{@code
- * SimModel<RnicPair> model = SimModel.of("RnicPair-w64", () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+ * SimModel<RnicPair> model = SimModel.profileGuided("RnicPair-w64",
+ *         () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
  * model.run("demo", seed, tb -> {
  *     try (RnicSystem sys = RnicSystem.builder()
  *             .tcp(TcpOptions.defaults().withSegmentation(Segmentation.mixed()).withLoss(0.01))

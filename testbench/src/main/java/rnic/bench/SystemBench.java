@@ -76,7 +76,7 @@ public final class SystemBench {
         int scale = args.length > 0 ? Integer.parseInt(args[0]) : 1;
         System.setProperty("rnic.simDir", "build/sim");
         System.out.println("building/loading the RnicPair model (W=64) …");
-        SimModel<RnicPair> model = SimModel.of("RnicPair-w64",
+        SimModel<RnicPair> model = SimModel.profileGuided("RnicPair-w64",
                 () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
         // The reference: the Crc32c harness of ./rnic bench sim, measured in this run (warm-up not counted).
         SimModel<rnic.hw.crc.Crc32c> crc = SimModel.of("Crc32c-w64",

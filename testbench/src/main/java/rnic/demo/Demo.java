@@ -94,7 +94,7 @@ public final class Demo {
         progress.accept("building the Verilator model of two RNICs (W=" + o.width()
                 + "; the first build takes a few minutes, later runs reuse it)");
         long c0 = System.nanoTime();
-        SimModel<RnicPair> model = SimModel.of(key, () -> new RnicPair(cfg));
+        SimModel<RnicPair> model = SimModel.profileGuided(key, () -> new RnicPair(cfg));
         progress.accept(String.format("model ready in %.0f s; running", (System.nanoTime() - c0) / 1e9));
         DemoScenario scenario = new DemoScenario(progress);
         long[] cycles = {0};

@@ -210,7 +210,7 @@ public final class RxFuzz {
 
     /** Runs the fuzzer on the two-RNIC model of width {@code o.width()}. */
     public static Report run(Options o) {
-        SimModel<RnicPair> model = SimModel.of("RnicPair-w" + o.width(),
+        SimModel<RnicPair> model = SimModel.profileGuided("RnicPair-w" + o.width(),
                 () -> new RnicPair(RnicConfig.defaults().withDataWidth(o.width())));
         Report report = new Report();
         report.options = o;

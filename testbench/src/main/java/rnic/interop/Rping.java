@@ -39,7 +39,7 @@ public final class Rping {
 
     /** The simulated RNIC pair, compiled once per JVM (cached on disk by its Verilog). */
     public static SimModel<RnicPair> model() {
-        return SimModel.of(MODEL, () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+        return SimModel.profileGuided(MODEL, () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
     }
 
     /** Parsed command line: rping's options plus the pcap file. */

@@ -43,7 +43,7 @@ public final class RpcDemo {
         Files.createDirectories(pcap.toAbsolutePath().getParent());
         PrintStream out = System.out;
         out.println("  building the Verilator model of two RNICs (W=64; the first build takes minutes)");
-        SimModel<RnicPair> model = SimModel.of("RnicPair-w64",
+        SimModel<RnicPair> model = SimModel.profileGuided("RnicPair-w64",
                 () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
         RpcScenario s = new RpcScenario(line -> out.println("  " + line), RpcRdmaConfig.defaults());
         long[] cycles = {0};

@@ -13,7 +13,7 @@ final class RpcRig {
     }
 
     static SimModel<RnicPair> model() {
-        return SimModel.of("RnicPair-w64", () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+        return SimModel.profileGuided("RnicPair-w64", () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
     }
 
     static void run(String name, long seed, RnicSystem.Builder b, HostThreads.Program client,

@@ -34,7 +34,8 @@ public final class SystemRig {
     }
 
     public static SimModel<RnicPair> model() {
-        return SimModel.of("RnicPair-w" + WIDTH, () -> new RnicPair(RnicConfig.defaults().withDataWidth(WIDTH)));
+        return SimModel.profileGuided("RnicPair-w" + WIDTH,
+                () -> new RnicPair(RnicConfig.defaults().withDataWidth(WIDTH)));
     }
 
     /** Runs host programs {@code a} and {@code b} against a fresh simulation built by {@code builder}. */

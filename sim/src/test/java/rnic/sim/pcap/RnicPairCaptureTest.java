@@ -58,7 +58,7 @@ class RnicPairCaptureTest {
     static final int WRITES = 8;
 
     static SimModel<RnicPair> model() {
-        return SimModel.of("RnicPair-w" + W, () -> new RnicPair(RnicConfig.defaults().withDataWidth(W)));
+        return SimModel.profileGuided("RnicPair-w" + W, () -> new RnicPair(RnicConfig.defaults().withDataWidth(W)));
     }
 
     private static Map<String, Integer> regs;

@@ -33,7 +33,7 @@ final class RnicBench {
 
     /** The two-RNIC model, compiled once per JVM. */
     static SimModel<RnicPair> model(int w) {
-        return SimModel.of("RnicPair-w" + w, () -> new RnicPair(config(w)));
+        return SimModel.profileGuided("RnicPair-w" + w, () -> new RnicPair(config(w)));
     }
 
     private static Map<String, Integer> regs;
