@@ -44,8 +44,7 @@ import spinal.lib.bus.amba4.axi.Axi4;
  * W come from the ports. So this builder works with any top that keeps those names.
  *
  * <pre>{@code
- * SimModel<RnicPair> model = SimModel.profileGuided("RnicPair-w64",
- *         () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+ * SimModel<RnicPair> model = RnicSystem.model(64);
  * model.run("demo", seed, tb -> {
  *     try (RnicSystem sys = RnicSystem.builder()
  *             .tcp(TcpOptions.defaults().withSegmentation(Segmentation.mixed()).withLoss(0.01))
@@ -214,6 +213,16 @@ public final class RnicSystem implements AutoCloseable {
             q++;
         }
         return q;
+    }
+
+    /**
+     * The two-RNIC model of the default configuration at data width {@code dataWidth} (key {@code RnicPair-w<W>}),
+     * compiled profile-guided ({@link SimModel#profileGuided}) once per JVM: the one place that builds it, so every
+     * user asks for it the same way.
+     */
+    public static SimModel<RnicPair> model(int dataWidth) {
+        return SimModel.profileGuided("RnicPair-w" + dataWidth,
+                () -> new RnicPair(rnic.hw.top.RnicConfig.defaults().withDataWidth(dataWidth)));
     }
 
     public static Builder builder() {

@@ -12,14 +12,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The profile-guided build of {@link SimModel#profileGuided} ({@code sim/model-make}, SpinalSim's make command in the
- * Maven build): the model is trained and compiled with its profile, and behaves as the plain build does. The design is
+ * Maven build): the model is trained and compiled with its profile, and still does what the design says. The design is
  * {@link TbInputLatchTest.Latched}: a clock, a reset and an input latch, as the training program drives them.
  */
 class SimModelProfileGuidedTest {
     private static final String KEY = "TbInputLatch-profileGuided";
 
     @Test
-    void theModelIsTrainedCompiledWithItsProfileAndBehavesAsThePlainOne(@TempDir Path workspace) throws IOException {
+    void trainedAndCompiledWithItsProfileAndQStillFollowsDTwoEdgesLater(@TempDir Path workspace) throws IOException {
         // A workspace of its own: no model cached on disk, so this run builds it (SpinalSim keeps only the library).
         String key = KEY + "-fresh";
         String before = System.getProperty("rnic.simDir");

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import rnic.cm.ConnectParams;
 import rnic.cm.ConnectionManager;
-import rnic.hw.top.RnicConfig;
 import rnic.hw.top.RnicPair;
 import rnic.sim.HostThreads;
 import rnic.sim.RnicSystem;
@@ -76,8 +75,7 @@ public final class SystemBench {
         int scale = args.length > 0 ? Integer.parseInt(args[0]) : 1;
         System.setProperty("rnic.simDir", "build/sim");
         System.out.println("building/loading the RnicPair model (W=64) …");
-        SimModel<RnicPair> model = SimModel.profileGuided("RnicPair-w64",
-                () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+        SimModel<RnicPair> model = RnicSystem.model(64);
         // The reference: the Crc32c harness of ./rnic bench sim, measured in this run (warm-up not counted).
         SimModel<rnic.hw.crc.Crc32c> crc = SimModel.of("Crc32c-w64",
                 () -> new rnic.hw.crc.Crc32c(new rnic.hw.crc.Crc32cConfig(64)));

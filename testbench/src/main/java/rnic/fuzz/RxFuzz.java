@@ -15,7 +15,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import rnic.driver.RnicRegs;
-import rnic.hw.top.RnicConfig;
 import rnic.hw.top.RnicPair;
 import rnic.model.ddp.DdpSegment;
 import rnic.model.ddp.DdpSegmenter;
@@ -41,6 +40,7 @@ import rnic.sim.Axi4MemorySlave;
 import rnic.sim.HostMemory;
 import rnic.sim.Pacer;
 import rnic.sim.Ports;
+import rnic.sim.RnicSystem;
 import rnic.sim.SimModel;
 import rnic.sim.Tb;
 import rnic.sim.TcpPayloadSource;
@@ -210,8 +210,7 @@ public final class RxFuzz {
 
     /** Runs the fuzzer on the two-RNIC model of width {@code o.width()}. */
     public static Report run(Options o) {
-        SimModel<RnicPair> model = SimModel.profileGuided("RnicPair-w" + o.width(),
-                () -> new RnicPair(RnicConfig.defaults().withDataWidth(o.width())));
+        SimModel<RnicPair> model = RnicSystem.model(o.width());
         Report report = new Report();
         report.options = o;
         model.run("fuzz-" + o.seed(), o.seed(), tb -> new RxFuzz(tb, o, report).go());

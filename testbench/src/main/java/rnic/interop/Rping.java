@@ -7,7 +7,6 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
-import rnic.hw.top.RnicConfig;
 import rnic.hw.top.RnicPair;
 import rnic.sim.RnicSystem;
 import rnic.sim.SimModel;
@@ -31,15 +30,12 @@ import rnic.tools.Launcher;
  * connection after at least one iteration.
  */
 public final class Rping {
-    /** The Verilator model key (shared with the system tests and the demo). */
-    public static final String MODEL = "RnicPair-w64";
-
     private Rping() {
     }
 
     /** The simulated RNIC pair, compiled once per JVM (cached on disk by its Verilog). */
     public static SimModel<RnicPair> model() {
-        return SimModel.profileGuided(MODEL, () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+        return RnicSystem.model(64);
     }
 
     /** Parsed command line: rping's options plus the pcap file. */

@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import rnic.hw.top.RnicConfig;
 import rnic.hw.top.RnicPair;
 import rnic.rpcrdma.RpcRdmaConfig;
 import rnic.rpcrdma.RpcRdmaResponder;
@@ -43,8 +42,7 @@ public final class RpcDemo {
         Files.createDirectories(pcap.toAbsolutePath().getParent());
         PrintStream out = System.out;
         out.println("  building the Verilator model of two RNICs (W=64; the first build takes minutes)");
-        SimModel<RnicPair> model = SimModel.profileGuided("RnicPair-w64",
-                () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+        SimModel<RnicPair> model = RnicSystem.model(64);
         RpcScenario s = new RpcScenario(line -> out.println("  " + line), RpcRdmaConfig.defaults());
         long[] cycles = {0};
         long t0 = System.nanoTime();

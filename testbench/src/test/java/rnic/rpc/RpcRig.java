@@ -1,7 +1,6 @@
 package rnic.rpc;
 
 import java.util.function.BooleanSupplier;
-import rnic.hw.top.RnicConfig;
 import rnic.hw.top.RnicPair;
 import rnic.sim.HostThreads;
 import rnic.sim.RnicSystem;
@@ -13,7 +12,7 @@ final class RpcRig {
     }
 
     static SimModel<RnicPair> model() {
-        return SimModel.profileGuided("RnicPair-w64", () -> new RnicPair(RnicConfig.defaults().withDataWidth(64)));
+        return RnicSystem.model(64);
     }
 
     static void run(String name, long seed, RnicSystem.Builder b, HostThreads.Program client,

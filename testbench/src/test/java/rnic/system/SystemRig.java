@@ -5,7 +5,6 @@ import java.time.Duration;
 import rnic.cm.ConnectParams;
 import rnic.cm.Connection;
 import rnic.cm.ConnectionManager;
-import rnic.hw.top.RnicConfig;
 import rnic.hw.top.RnicPair;
 import rnic.sim.HostThreads;
 import rnic.sim.RnicSystem;
@@ -34,8 +33,7 @@ public final class SystemRig {
     }
 
     public static SimModel<RnicPair> model() {
-        return SimModel.profileGuided("RnicPair-w" + WIDTH,
-                () -> new RnicPair(RnicConfig.defaults().withDataWidth(WIDTH)));
+        return RnicSystem.model(WIDTH);
     }
 
     /** Runs host programs {@code a} and {@code b} against a fresh simulation built by {@code builder}. */

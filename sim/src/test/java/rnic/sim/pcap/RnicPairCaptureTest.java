@@ -58,7 +58,7 @@ class RnicPairCaptureTest {
     static final int WRITES = 8;
 
     static SimModel<RnicPair> model() {
-        return SimModel.profileGuided("RnicPair-w" + W, () -> new RnicPair(RnicConfig.defaults().withDataWidth(W)));
+        return RnicSystem.model(W);
     }
 
     private static Map<String, Integer> regs;

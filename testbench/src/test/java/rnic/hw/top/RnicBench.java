@@ -9,6 +9,7 @@ import rnic.sim.AxisSink;
 import rnic.sim.Axi4MemorySlave;
 import rnic.sim.HostMemory;
 import rnic.sim.Pacer;
+import rnic.sim.RnicSystem;
 import rnic.sim.SimModel;
 import rnic.sim.Tb;
 import rnic.sim.TcpPayloadSource;
@@ -33,7 +34,7 @@ final class RnicBench {
 
     /** The two-RNIC model, compiled once per JVM. */
     static SimModel<RnicPair> model(int w) {
-        return SimModel.profileGuided("RnicPair-w" + w, () -> new RnicPair(config(w)));
+        return RnicSystem.model(w);
     }
 
     private static Map<String, Integer> regs;
