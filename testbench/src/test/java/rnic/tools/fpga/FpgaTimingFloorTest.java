@@ -12,9 +12,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Timing floors on an iCE40 HX8K: {@code Crc32c} (W = 64), {@code RdmapAtomicUnit}, {@code MpaTxFramer} (W = 32) and
- * {@code MpaTxShared} (W = 32, 4 connections; both at the 100 MHz the project targets for the MPA blocks) and
- * {@code MpaRxDeframer} (W = 32, its ULPDU store included as in {@link BlockTiming#offloadBlocks()}), each inside its
+ * Timing floors on an iCE40 HX8K: {@code Crc32c} (W = 64), {@code RdmapAtomicUnit}, {@code DdpTagValidator},
+ * {@code MpaTxFramer} (W = 32) and {@code MpaTxShared} (W = 32, 4 connections; both at the 100 MHz the project targets
+ * for the MPA blocks), {@code MpaRxDeframer} (W = 32, its ULPDU store included as in
+ * {@link BlockTiming#offloadBlocks()}) and {@code MpaRxShared} (W = 32, 4 connections), each inside its
  * registered-port
  * harness ({@link rnic.hw.fpga.PortScan}), synthesized with yosys and placed and routed with nextpnr-ice40 at the fixed
  * seed of {@code constraints/floors.properties}; the fmax nextpnr reports must not fall under the floor recorded there
@@ -45,8 +46,8 @@ class FpgaTimingFloorTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"Crc32c-w64", "RdmapAtomicUnit", "MpaTxFramer-w32", "MpaTxShared-w32-n4",
-            "MpaRxDeframer-w32", "MpaRxShared-w32-n4"})
+    @ValueSource(strings = {"Crc32c-w64", "RdmapAtomicUnit", "DdpTagValidator", "MpaTxFramer-w32",
+            "MpaTxShared-w32-n4", "MpaRxDeframer-w32", "MpaRxShared-w32-n4"})
     void fmaxOnHx8kStaysAboveTheFloor(String id) throws IOException {
         Properties floors = floors();
         double floor = Double.parseDouble(floors.getProperty("hx8k." + id + ".fmax.floor.mhz"));
