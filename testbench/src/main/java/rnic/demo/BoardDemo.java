@@ -14,7 +14,6 @@ import java.util.function.Consumer;
 import rnic.board.BoardSim;
 import rnic.hw.board.BoardSoc;
 import rnic.hw.top.RnicPair;
-import rnic.interop.Rping;
 import rnic.sim.RnicSystem;
 import rnic.sim.SimModel;
 import rnic.sim.pcap.Tshark;
@@ -122,7 +121,7 @@ public final class BoardDemo {
             boardModel = BoardSim.model();
         }
         progress.accept("building the Verilator model of the peer RNIC (first run: minutes)");
-        SimModel<RnicPair> peerModel = Rping.model();
+        SimModel<RnicPair> peerModel = RnicSystem.model(64);
 
         InetAddress loopback = InetAddress.getLoopbackAddress();
         DemoScenario scenario = new DemoScenario(progress, new DemoScenario.Setup(new InetSocketAddress(loopback, 0),

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.Locale;
 import rnic.hw.top.RnicPair;
 import rnic.sim.RnicSystem;
-import rnic.sim.SimModel;
 import rnic.tools.Launcher;
 
 /**
@@ -31,11 +30,6 @@ import rnic.tools.Launcher;
  */
 public final class Rping {
     private Rping() {
-    }
-
-    /** The simulated RNIC pair, compiled once per JVM (cached on disk by its Verilog). */
-    public static SimModel<RnicPair> model() {
-        return RnicSystem.model(64);
     }
 
     /** Parsed command line: rping's options plus the pcap file. */
@@ -168,7 +162,7 @@ public final class Rping {
             b.capture(pcap);
         }
         RpingPeer.Result[] result = new RpingPeer.Result[1];
-        RnicSystem.run(model(), o.server() ? "rping-s" : "rping-c", 1, b,
+        RnicSystem.run(RnicSystem.model(64), o.server() ? "rping-s" : "rping-c", 1, b,
                 sys -> result[0] = RpingPeer.run(sys.a(), o, out, err, onListening));
         return result[0];
     }

@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import rnic.sim.RnicSystem;
 import rnic.sim.pcap.TcpEndpoint;
 import rnic.tools.Launcher;
 
@@ -180,7 +181,7 @@ public final class SiwInterop {
      */
     public static Run runRtl(SiwVm vm, Role role, int size, int count, Path pcap) throws IOException {
         // The model compiles on first use (minutes on a loaded machine): before any rping in the VM starts its timeout.
-        Rping.model();
+        RnicSystem.model(64);
         warmUp(vm);
         boolean crc = vm.crcRequired();
         Path capture = pcap != null ? pcap : SiwVm.repoRoot().resolve(String.format(

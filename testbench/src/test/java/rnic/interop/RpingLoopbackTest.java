@@ -53,7 +53,7 @@ class RpingLoopbackTest {
         ByteArrayOutputStream cOut = new ByteArrayOutputStream();
         ByteArrayOutputStream sOut = new ByteArrayOutputStream();
         boolean[] listening = {false};
-        RnicSystem.run(Rping.model(), "rping-loopback", 1, b, sys -> new HostThreads()
+        RnicSystem.run(RnicSystem.model(64), "rping-loopback", 1, b, sys -> new HostThreads()
                 .add("server", sys.b(), t -> r[1] = RpingPeer.run(t, server, print(sOut), print(sOut),
                         () -> listening[0] = true))
                 .add("client", sys.a(), t -> {
@@ -126,7 +126,7 @@ class RpingLoopbackTest {
         RpingPeer.Result[] r = new RpingPeer.Result[3];
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         boolean[] listening = {false};
-        RnicSystem.run(Rping.model(), "rping-persistent", 1,
+        RnicSystem.run(RnicSystem.model(64), "rping-persistent", 1,
                 RnicSystem.builder().kernelTcp(0, LOOPBACK).kernelTcp(1, LOOPBACK), sys -> new HostThreads()
                         .add("server", sys.b(), t -> r[0] = RpingPeer.run(t, server, print(log), print(log),
                                 () -> listening[0] = true))
@@ -156,7 +156,7 @@ class RpingLoopbackTest {
         int port = freePort();
         RpingPeer.Result[] r = new RpingPeer.Result[1];
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        RnicSystem.run(Rping.model(), "rping-refused", 1, RnicSystem.builder().kernelTcp(0, LOOPBACK),
+        RnicSystem.run(RnicSystem.model(64), "rping-refused", 1, RnicSystem.builder().kernelTcp(0, LOOPBACK),
                 sys -> r[0] = RpingPeer.run(sys.a(), RpingPeer.Options.client(LOOPBACK, port, 64, 1), print(err),
                         print(err)));
         assertNotNull(r[0].error());

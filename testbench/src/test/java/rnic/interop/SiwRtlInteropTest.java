@@ -100,12 +100,12 @@ class SiwRtlInteropTest {
         SiwInterop.warmUp(v);
         // Compile the model before rping -s starts its timeout in the VM (a compile on a loaded machine outlasted it:
         // siw's listener was gone and the connection closed before the MPA Reply).
-        Rping.model();
+        RnicSystem.model(64);
         SiwVm.Pending server = v.rpingServer(64, 1, true);
         List<Completion> seen = new ArrayList<>();
         QpState[] qpState = new QpState[1];
         String[] connected = new String[1];
-        RnicSystem.run(Rping.model(), "siw-atomic", 1,
+        RnicSystem.run(RnicSystem.model(64), "siw-atomic", 1,
                 RnicSystem.builder().kernelTcp(0, InetAddress.getByName("0.0.0.0")), sys -> {
                     try (Device dev = Device.open(sys.a())) {
                         ProtectionDomain pd = dev.allocateProtectionDomain();

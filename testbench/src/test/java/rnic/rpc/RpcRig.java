@@ -1,23 +1,17 @@
 package rnic.rpc;
 
 import java.util.function.BooleanSupplier;
-import rnic.hw.top.RnicPair;
 import rnic.sim.HostThreads;
 import rnic.sim.RnicSystem;
-import rnic.sim.SimModel;
 
 /** The two-RNIC model the RPC system tests share (W = 64), and a run of two host programs on it. */
 final class RpcRig {
     private RpcRig() {
     }
 
-    static SimModel<RnicPair> model() {
-        return RnicSystem.model(64);
-    }
-
     static void run(String name, long seed, RnicSystem.Builder b, HostThreads.Program client,
             HostThreads.Program server) {
-        RnicSystem.run(model(), name, seed, b, sys -> new HostThreads().add("a", sys.a(), client)
+        RnicSystem.run(RnicSystem.model(64), name, seed, b, sys -> new HostThreads().add("a", sys.a(), client)
                 .add("b", sys.b(), server).run());
     }
 

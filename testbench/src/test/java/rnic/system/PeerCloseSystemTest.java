@@ -260,7 +260,7 @@ class PeerCloseSystemTest {
     private static Seen run(String name, boolean reset) {
         Seen[] seen = new Seen[1];
         RnicSystem.Builder builder = RnicSystem.builder().rxPacer(() -> Pacer.random(new Random(41), 0.05));
-        RnicSystem.run(SystemRig.model(), name, 41, builder, sys -> new HostThreads()
+        RnicSystem.run(RnicSystem.model(SystemRig.WIDTH), name, 41, builder, sys -> new HostThreads()
                 .add("a", sys.a(), t -> sender(t, reset))
                 .add("b", sys.b(), t -> seen[0] = receiver(t, sys, reset)).run());
         return seen[0];

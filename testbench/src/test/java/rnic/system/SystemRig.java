@@ -8,7 +8,6 @@ import rnic.cm.ConnectionManager;
 import rnic.hw.top.RnicPair;
 import rnic.sim.HostThreads;
 import rnic.sim.RnicSystem;
-import rnic.sim.SimModel;
 import rnic.verbs.QueuePair;
 
 /**
@@ -32,14 +31,10 @@ public final class SystemRig {
         return cm.connectWhenListening(remote, qp, params, LISTENER_PATIENCE);
     }
 
-    public static SimModel<RnicPair> model() {
-        return RnicSystem.model(WIDTH);
-    }
-
     /** Runs host programs {@code a} and {@code b} against a fresh simulation built by {@code builder}. */
     public static void run(String name, long seed, RnicSystem.Builder builder, HostThreads.Program a,
             HostThreads.Program b) {
-        RnicSystem.run(model(), name, seed, builder, sys -> new HostThreads().add("a", sys.a(), a)
+        RnicSystem.run(RnicSystem.model(WIDTH), name, seed, builder, sys -> new HostThreads().add("a", sys.a(), a)
                 .add("b", sys.b(), b).run());
     }
 }

@@ -22,7 +22,6 @@ import rnic.hw.top.RegisterExport;
 import rnic.hw.top.RnicConfig;
 import rnic.hw.top.RnicPair;
 import rnic.sim.RnicSystem;
-import rnic.sim.SimModel;
 import rnic.sim.SimTransport;
 import rnic.sim.tcp.Segmentation;
 import rnic.sim.tcp.TcpChannel;
@@ -56,10 +55,6 @@ class RnicPairCaptureTest {
     /** The port b listens on (the iWARP port). */
     static final int PORT = 4791;
     static final int WRITES = 8;
-
-    static SimModel<RnicPair> model() {
-        return RnicSystem.model(W);
-    }
 
     private static Map<String, Integer> regs;
 
@@ -101,7 +96,7 @@ class RnicPairCaptureTest {
         Path file = TsharkMpaTest.DIR.resolve(name + ".pcap");
         long[] fpdus = new long[1];
         long[] retransmissions = new long[1];
-        RnicSystem.run(model(), name, 41, RnicSystem.builder().tcp(o).capture(file), sys -> {
+        RnicSystem.run(RnicSystem.model(W), name, 41, RnicSystem.builder().tcp(o).capture(file), sys -> {
             Random rng = new Random(41);
             SimTransport a = sys.a();
             SimTransport b = sys.b();

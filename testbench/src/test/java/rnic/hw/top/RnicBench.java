@@ -9,8 +9,6 @@ import rnic.sim.AxisSink;
 import rnic.sim.Axi4MemorySlave;
 import rnic.sim.HostMemory;
 import rnic.sim.Pacer;
-import rnic.sim.RnicSystem;
-import rnic.sim.SimModel;
 import rnic.sim.Tb;
 import rnic.sim.TcpPayloadSource;
 import rnic.wire.QpState;
@@ -26,16 +24,6 @@ import rnic.wire.QpState;
  */
 final class RnicBench {
     static final int W = 64;
-
-    /** The configuration of both RNICs: the defaults (4 QPs, 4 CQs, 64 STags) at width {@code w}. */
-    static RnicConfig config(int w) {
-        return RnicConfig.defaults().withDataWidth(w);
-    }
-
-    /** The two-RNIC model, compiled once per JVM. */
-    static SimModel<RnicPair> model(int w) {
-        return RnicSystem.model(w);
-    }
 
     private static Map<String, Integer> regs;
     private static List<RegisterExport.Register> declared;

@@ -15,6 +15,7 @@ import rnic.model.mpa.MpaFramer;
 import rnic.model.mpa.TcpSegment;
 import rnic.sim.HostMemory;
 import rnic.sim.Pacer;
+import rnic.sim.RnicSystem;
 import rnic.sim.TcpPayloadSource;
 import rnic.wire.QpState;
 
@@ -56,7 +57,7 @@ class RnicDataPathTest {
             assertEquals(row[1], mulpdu(row[0], true), "the test's formula, EMSS " + row[0]);
             assertEquals(row[2], mulpdu(row[0], false), "the test's formula, EMSS " + row[0]);
         }
-        RnicBench.model(RnicBench.W).run("mulpdu", 21, tb -> {
+        RnicSystem.model(RnicBench.W).run("mulpdu", 21, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side a = bench.a;
             Random rng = tb.random();
@@ -89,7 +90,7 @@ class RnicDataPathTest {
 
     @Test
     void inboundWritesOnEveryConnectionArePlaced() {
-        RnicBench.model(RnicBench.W).run("inbound", 22, tb -> {
+        RnicSystem.model(RnicBench.W).run("inbound", 22, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side b = bench.b;
             Random rng = tb.random();
@@ -171,7 +172,7 @@ class RnicDataPathTest {
     @CsvSource({"64, full rate", "64, paced", "512, full rate", "512, paced"})
     void rdmaWriteThroughTheSendQueueLandsAtThePeer(int w, String mode) {
         boolean paced = mode.equals("paced");
-        RnicBench.model(w).run("write-a-to-b-" + (paced ? "paced" : "full"), w + (paced ? 24 : 23), tb -> {
+        RnicSystem.model(w).run("write-a-to-b-" + (paced ? "paced" : "full"), w + (paced ? 24 : 23), tb -> {
             Random rng = tb.random();
             RnicBench bench = new RnicBench(tb, () -> paced ? Pacer.randomMix(rng) : Pacer.always());
             RnicBench.Side a = bench.a;
@@ -232,7 +233,7 @@ class RnicDataPathTest {
 
     @Test
     void aResponderHoldsItsFirstFpduUntilItHasReceivedOne() {
-        RnicBench.model(RnicBench.W).run("hold-tx", 25, tb -> {
+        RnicSystem.model(RnicBench.W).run("hold-tx", 25, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side a = bench.a;
             RnicBench.Side b = bench.b;

@@ -16,6 +16,7 @@ import rnic.model.mpa.TcpSegment;
 import rnic.model.rdmap.RdmapDecoder;
 import rnic.model.rdmap.Terminate;
 import rnic.sim.HostMemory;
+import rnic.sim.RnicSystem;
 import rnic.sim.TcpPayloadSource;
 import rnic.wire.MpaErrorCode;
 import rnic.wire.QpState;
@@ -104,7 +105,7 @@ class RnicFuzzFindingsTest {
 
     @Test
     void errorsOnEveryConnectionAtOnceEachSendOneTerminateAlsoAfterAReset() {
-        RnicBench.model(RnicBench.W).run("fuzz-f13", 31, tb -> {
+        RnicSystem.model(RnicBench.W).run("fuzz-f13", 31, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side b = bench.b;
             Random rng = tb.random();
@@ -154,7 +155,7 @@ class RnicFuzzFindingsTest {
 
     @Test
     void aResetWhileTheEngineDropsALongUlpduRestartsTheConnection() {
-        RnicBench.model(RnicBench.W).run("fuzz-f14", 32, tb -> {
+        RnicSystem.model(RnicBench.W).run("fuzz-f14", 32, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side b = bench.b;
             Random rng = tb.random();
@@ -196,7 +197,7 @@ class RnicFuzzFindingsTest {
 
     @Test
     void aShortUlpduBeforeAnMpaErrorSendsItsOwnTerminate() throws Exception {
-        RnicBench.model(RnicBench.W).run("fuzz-f15", 33, tb -> {
+        RnicSystem.model(RnicBench.W).run("fuzz-f15", 33, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side b = bench.b;
             Random rng = tb.random();
@@ -269,7 +270,7 @@ class RnicFuzzFindingsTest {
      */
     @Test
     void aTerminateDecidedAtTheHeadOfALongSegmentIsSentBeforeTheCoreIsQuiet() {
-        RnicBench.model(RnicBench.W).run("fuzz-f16", 34, tb -> {
+        RnicSystem.model(RnicBench.W).run("fuzz-f16", 34, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side b = bench.b;
             Random rng = tb.random();

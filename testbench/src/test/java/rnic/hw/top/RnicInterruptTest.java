@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import rnic.sim.RnicSystem;
 import rnic.sim.SimSignal;
 import rnic.wire.Cqe;
 import rnic.wire.CqeKind;
@@ -52,7 +53,7 @@ class RnicInterruptTest {
 
     @Test
     void solicitedOnlyNotifyFiresOnlyForSolicitedCompletions() {
-        RnicBench.model(RnicBench.W).run("interrupt", 31, tb -> {
+        RnicSystem.model(RnicBench.W).run("interrupt", 31, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side a = bench.a;
             RnicBench.Side b = bench.b;
@@ -154,7 +155,7 @@ class RnicInterruptTest {
      */
     @Test
     void aFullCqDropsItsEntriesAndRaisesAnAsyncEventForItselfOnly() {
-        RnicBench.model(RnicBench.W).run("cqOverflow", 32, tb -> {
+        RnicSystem.model(RnicBench.W).run("cqOverflow", 32, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side a = bench.a;
             RnicBench.Side b = bench.b;

@@ -15,6 +15,7 @@ import rnic.model.mpa.MpaFramer;
 import rnic.model.mpa.TcpSegment;
 import rnic.model.rdmap.TaggedMessage;
 import rnic.sim.HostMemory;
+import rnic.sim.RnicSystem;
 import rnic.sim.TcpPayloadSource;
 import rnic.wire.CqeKind;
 import rnic.wire.MpaErrorCode;
@@ -78,7 +79,7 @@ class RnicQpStateTest {
 
     @Test
     void hostRequestsFollowTheContractsRule() {
-        RnicBench.model(RnicBench.W).run("transitions", 11, tb -> {
+        RnicSystem.model(RnicBench.W).run("transitions", 11, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side a = bench.a;
             int cases = 0;
@@ -105,7 +106,7 @@ class RnicQpStateTest {
 
     @Test
     void resetClearsProducerIndicesAndError() {
-        RnicBench.model(RnicBench.W).run("reset", 12, tb -> {
+        RnicSystem.model(RnicBench.W).run("reset", 12, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side a = bench.a;
             int q = 3;
@@ -128,7 +129,7 @@ class RnicQpStateTest {
 
     @Test
     void anMpaErrorMovesTheQpToErrAndResetRestartsTheConnection() {
-        RnicBench.model(RnicBench.W).run("mpa-error", 13, tb -> {
+        RnicSystem.model(RnicBench.W).run("mpa-error", 13, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side b = bench.b;
             Random rng = tb.random();
@@ -195,7 +196,7 @@ class RnicQpStateTest {
     @org.junit.jupiter.params.ParameterizedTest(name = "W={0}")
     @org.junit.jupiter.params.provider.ValueSource(ints = {64, 512})
     void anFpduLongerThanTheReceiveBufferStopsTheQp(int w) {
-        RnicBench.model(w).run("mpa-too-long", 14, tb -> {
+        RnicSystem.model(w).run("mpa-too-long", 14, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side b = bench.b;
             Random rng = tb.random();
@@ -235,7 +236,7 @@ class RnicQpStateTest {
 
     @Test
     void anMpaErrorInRtsSendsTheLlpTerminate() {
-        RnicBench.model(RnicBench.W).run("mpa-error-terminate", 14, tb -> {
+        RnicSystem.model(RnicBench.W).run("mpa-error-terminate", 14, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side b = bench.b;
             Random rng = tb.random();

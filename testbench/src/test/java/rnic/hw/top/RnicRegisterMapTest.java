@@ -13,6 +13,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import rnic.hw.top.RegisterExport.Field;
 import rnic.hw.top.RegisterExport.Register;
+import rnic.sim.RnicSystem;
 import rnic.wire.QpState;
 
 /**
@@ -123,7 +124,7 @@ class RnicRegisterMapTest {
                 expected.add(new int[] {cb.base() + i * cb.stride(), tag(cb.tag())});
             }
         }
-        RnicBench.model(RnicBench.W).run("chain", 1, tb -> {
+        RnicSystem.model(RnicBench.W).run("chain", 1, tb -> {
             RnicBench bench = new RnicBench(tb);
             for (RnicBench.Side side : List.of(bench.a, bench.b)) {
                 List<int[]> seen = new ArrayList<>();
@@ -147,7 +148,7 @@ class RnicRegisterMapTest {
 
     @Test
     void coreConfigLimitsAndCycleCounter() {
-        RnicBench.model(RnicBench.W).run("core", 2, tb -> {
+        RnicSystem.model(RnicBench.W).run("core", 2, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side a = bench.a;
             // CORE_CONFIG: [7:0] qpCount, [15:8] cqCount, [23:16] log2 stagCount, [31:24] W/8.
@@ -212,7 +213,7 @@ class RnicRegisterMapTest {
 
     @Test
     void everyRegisterReadsAndWritesAsDeclared() {
-        RnicBench.model(RnicBench.W).run("walk", 3, tb -> {
+        RnicSystem.model(RnicBench.W).run("walk", 3, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side a = bench.a;
             Random rng = tb.random();
@@ -252,7 +253,7 @@ class RnicRegisterMapTest {
 
     @Test
     void interruptRegistersAtRest() {
-        RnicBench.model(RnicBench.W).run("irq-rest", 5, tb -> {
+        RnicSystem.model(RnicBench.W).run("irq-rest", 5, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side a = bench.a;
             assertEquals(0, a.read(reg("IRQ_STATUS")), "nothing pending after reset");
@@ -279,7 +280,7 @@ class RnicRegisterMapTest {
     void qpConfigurationIsWritableInResetAndInitOnly() {
         String[] config = {"QP_PD", "QP_EMSS", "QP_RX_SEQ_START", "QP_SQ_BASE_LO", "QP_SQ_SIZE", "QP_RQ_BASE_HI",
             "QP_SQ_CQ"};
-        RnicBench.model(RnicBench.W).run("lock", 4, tb -> {
+        RnicSystem.model(RnicBench.W).run("lock", 4, tb -> {
             RnicBench bench = new RnicBench(tb);
             RnicBench.Side a = bench.a;
             int q = 2;
