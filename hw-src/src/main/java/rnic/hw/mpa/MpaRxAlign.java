@@ -33,7 +33,8 @@ import spinal.lib.Stream;
  * output row its {@code conn}. The in-order test keeps {@code first}/{@code nextSeq} per connection. The aligner's state
  * is the live registers above plus, for {@code n ≥ 2}, a table of one compact entry per connection (docs/shared-mpa.md
  * §2.3: {@code expOff}, the partial word at {@code sent}, {@code lost}), written back when a beat of another connection
- * is taken and read (asynchronously, registers) for it. The compact form is exact only when the live connection has
+ * is taken and read for it a cycle ahead, as its beat enters the front register (the entry registered with the beat,
+ * with the live state forwarded when that cycle writes it back). The compact form is exact only when the live connection has
  * nothing pending (complete words not yet handed on, or a hole not yet reported), so a beat of another connection waits
  * while the live one is stepped without input until nothing is pending (flush before switch: ≤ 2 cycles, only then).
  * {@code clear[c]} forgets connection c: its table entry and, when live, the live registers go back to their reset
@@ -215,6 +216,7 @@ public final class MpaRxAlign extends HwComponent {
         // the beat worked on, its connection above all, is a register, timing; the register and the aligner drop
         // beats of a cleared connection).
         Stream<InBeat> input;
+        Stream<InBeat> toFront = null; // shared: what the front register takes (its beat's entry is read meanwhile)
         // A beat is offered when the registers hold one, whether or not a clear drops it this cycle (shared only).
         final Bool offered;
         if (conns == 0) {
@@ -223,7 +225,8 @@ public final class MpaRxAlign extends HwComponent {
         } else {
             set(inBeat.conn, io.inConn);
             Stream<InBeat> skid = Streams.s2mPipe(Streams.translateWith(io.input, inBeat));
-            Stream<InBeat> front = Streams.m2sPipe(skid.throwWhen(pick(io.clear, skid.payload().conn)));
+            toFront = skid.throwWhen(pick(io.clear, skid.payload().conn));
+            Stream<InBeat> front = Streams.m2sPipe(toFront);
             input = front.throwWhen(pick(io.clear, front.payload().conn));
             offered = wire("offered", front.valid());
         }
@@ -276,10 +279,24 @@ public final class MpaRxAlign extends HwComponent {
             blocked = wire("blocked", and(offered, not(same), pending));
             present = wire("present", and(offered, not(blocked)));
             switching = wire("switching", and(present, not(same)));
-            UInt expR = pick(tExp, x);
+            // The beat's entry is read a cycle ahead, as its beat goes into the front register (timing: the sums
+            // and the take decision start from registers, not from the table's multiplexers). While that register
+            // holds the beat no other beat is worked, so the entry can change only in the cycle it is read: the live
+            // connection written back on a switch (forwarded here) or a clear (which drops the beat with it).
+            UInt ax = toFront.payload().conn;
+            Bool fwd = wire("aheadFwd", and(switching, eq(liveConn, ax)));
+            UInt aheadExp = reg("aheadExpOff", uint(32));
+            Bits aheadPart = reg("aheadPartial", bits(32));
+            Bool aheadLost = reg("aheadLost", bool());
+            when(toFront.ready(), () -> {
+                set(aheadExp, mux(fwd, expOff, pick(tExp, ax)));
+                set(aheadPart, mux(fwd, MpaRxParser.wordAt(row, sent), pick(tPart, ax)));
+                set(aheadLost, mux(fwd, lost, pick(tLost, ax)));
+            });
+            UInt expR = aheadExp;
             fillR = range(expR, fw - 1, 0);
             UInt sentR = shr(fillR, 2).resize(cw);
-            Bits part = pick(tPart, x);
+            Bits part = aheadPart;
             List<Bits> rowWords = new ArrayList<>();
             for (int i = 0; i < words; i++) {
                 rowWords.add(words == 1 ? part : mux(eq(sentR, U(i, cw)), part, B(0, 32)));
@@ -287,7 +304,7 @@ public final class MpaRxAlign extends HwComponent {
             Bits rowR = catLsbFirst(rowWords);
             rowOffR = and(expR.asBits(), B(0xFFFF_FFFFL & ~(long) (n - 1), 32)).asUInt();
             expOffR = expR;
-            Bool lostR = pick(tLost, x);
+            Bool lostR = aheadLost;
             rowV = wire("rowCtx", mux(switching, rowR, row));
             fillV = wire("fillCtx", mux(switching, fillR, fill));
             sentV = wire("sentCtx", mux(switching, sentR, sent));

@@ -556,7 +556,10 @@ public final class MpaRxHold extends HwComponent {
         for (int c = 0; c < n; c++) {
             final int cc = c;
             Bool inC = isConn(inConn, c, n);
-            Bool acceptC = and(accept, inC);
+            // = accept ∧ inConn = c; shared, from c's own flags and space rather than the connection's multiplexers
+            // (timing: it enables c's pointer, space and dead flag).
+            Bool acceptC = n < 2 ? and(accept, inC) : wire("acceptC_" + c, and(in.valid(), inC, not(clear.get(c)),
+                    not(dead.get(c)), eq(in.payload().epoch, epoch.get(c)), s1Free, leNarrow(cnt, space.get(c))));
             Bool freeC = and(freeValid, isConn(freeConn, c, n));
             Bool headC = isConn(hc, c, n);
             // Both outcomes are worked out from registers; the accept decision only picks one (timing).
@@ -583,18 +586,24 @@ public final class MpaRxHold extends HwComponent {
             when(takenC, () -> set(rptr.get(cc), rptrNext));
             when(and(atHeadC, not(skipC), hd.bad, readerEmpty, not(failed.get(c))),
                     () -> set(failed.get(cc), True())); // = reports ∧ headC
-            Bool pushC = and(descIn.fire(), isConn(s1Conn, c, n));
+            // = descIn.fire ∧ s1Conn = c, from c's own clear rather than the killed flag's multiplexer (timing).
+            Bool pushC = wire("pushC_" + c, and(s1Valid, s1Verdict, isConn(s1Conn, c, n), not(clear.get(c)),
+                    descIn.ready()));
             // = head.fire ∧ headC
             Bool popC = wire("popC_" + c, and(atHeadC, or(skipC, and(hd.bad, readerEmpty), and(not(hd.bad), movesC))));
-            // Both counts worked out from registers; the pop only picks one (timing: it is the head's late decision).
-            UInt dcPushed = add(descCount.get(c), mux(pushC, U(1, db), U(0, db)));
-            UInt dcPopped = sub(dcPushed, U(1, db));
-            UInt dcNext = wire("descCountNext_" + c, mux(popC, dcPopped, dcPushed));
-            Bool dcNextAny = mux(popC, neq(dcPushed, U(1, db)), neq(dcPushed, U(0, db)));
+            // The three counts a cycle can leave are worked out from the register; push and pop only pick one
+            // (timing: the pop is the head's late decision, the push the writer's).
+            UInt dc = descCount.get(c);
+            UInt dcUp = add(dc, U(1, db));
+            UInt dcDown = sub(dc, U(1, db));
+            UInt dcNext = wire("descCountNext_" + c, mux(pushC, mux(popC, dc, dcUp), mux(popC, dcDown, dc)));
             set(descCount.get(c), dcNext);
+            // Under clear nothing of c is pushed (pushC waits on it): the skip count is the count less a pop.
+            UInt dcCleared = wire("descCountCleared_" + c, mux(popC, dcDown, dc));
+            Bool dcClearedAny = mux(popC, neq(dc, U(1, db)), neq(dc, U(0, db)));
             when(clear.get(c), () -> {
-                set(skip.get(cc), dcNext);
-                set(skipAny.get(cc), dcNextAny);
+                set(skip.get(cc), dcCleared);
+                set(skipAny.get(cc), dcClearedAny);
                 set(wptr.get(cc), U(0, hb));
                 set(rptr.get(cc), U(0, hb));
                 set(dead.get(cc), False());

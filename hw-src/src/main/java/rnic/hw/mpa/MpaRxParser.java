@@ -125,6 +125,8 @@ public final class MpaRxParser extends HwComponent {
         /** Word 0 read as a Marker: its FPDUPTR is 0, and the offset of the ULPDU_Length it points at. */
         public final Bool ptrZero;
         public final UInt ptrHdr;
+        /** The row's offset plus a row: where word {@code words} (just past the row) is. */
+        public final UInt rowEnd;
         public final int n;
 
         public Pre(int words, int n) {
@@ -137,6 +139,7 @@ public final class MpaRxParser extends HwComponent {
             markerRow = field("markerRow", bool());
             ptrZero = field("ptrZero", bool());
             ptrHdr = field("ptrHdr", uint(32));
+            rowEnd = field("rowEnd", uint(32));
         }
     }
 
@@ -277,6 +280,7 @@ public final class MpaRxParser extends HwComponent {
         UInt ptr = cat(range(raw.data, 23, 16), range(raw.data, 31, 26), B(0, 2)).asUInt();
         set(p0.ptrZero, eq(ptr, U(0, 16)));
         set(p0.ptrHdr, sub(raw.rowOff, ptr.resize(32)));
+        set(p0.rowEnd, add(raw.rowOff, U(4 * words, 32)));
         Stream<Pre> pipeRaw = Streams.m2sPipe(Streams.translateWith(io.input, p0));
         Stream<Pre> pipe = n == 0 ? pipeRaw : pipeRaw.throwWhen(pick(io.clear, pipeRaw.payload().row.conn));
         Pre pre = pipe.payload();
@@ -377,7 +381,7 @@ public final class MpaRxParser extends HwComponent {
         markerBadA = wire("markerBadA", or(and(not(fresh), markerBadV), thisMarkerBad));
         // Bad before the CRC compare: an FPDU that fails only its CRC is found a cycle later (see crcBad).
         Bool badA = markerBadA;
-        UInt fpduOffA = mux(fresh, add(r.rowOff, shl(start.resize(30), 2)), fpduOffV);
+        UInt fpduOffA = mux(fresh, wordOff(pre, start), fpduOffV);
 
         // Handshakes: the beat's piece carries A's span, B's span when B is taken, and A's verdict, all together.
         Bool needA = neq(contentEnd, contentStart);
@@ -494,7 +498,7 @@ public final class MpaRxParser extends HwComponent {
         when(and(work, starting), () -> {
             set(ulpduLength, lengthA);
             set(fpduOff, fpduOffA);
-            set(hdrOff, add(r.rowOff, shl(contentStart.resize(30), 2)));
+            set(hdrOff, wordOff(pre, contentStart));
         });
         // The FPDU state moves on in every worked beat, a refused one too: the stage then fails (below) and reads it
         // no more (a clear resets it), so its enables wait on no bound arithmetic (timing).
@@ -520,7 +524,7 @@ public final class MpaRxParser extends HwComponent {
                     set(rem, remB);
                     set(remSmall, le(remB, U(words, RW)));
                     set(ulpduLength, lengthB);
-                    UInt off = add(r.rowOff, shl(nextStart.resize(30), 2));
+                    UInt off = wordOff(pre, nextStart);
                     set(hdrOff, off);
                     set(fpduOff, off);
                     set(crcState, crcB);
@@ -618,6 +622,18 @@ public final class MpaRxParser extends HwComponent {
         set(view, mux(switchAhead, ahead, live));
         ctxView.add(view);
         return view;
+    }
+
+    /**
+     * The stream offset of word {@code index} (0 … words) of the row: a row starts at a multiple of its size, so for
+     * a word inside it the index goes into the offset's low bits; just past it, it is the row's end, added in the
+     * stage in front (timing: no 32-bit add behind the word index).
+     */
+    private UInt wordOff(Pre pre, UInt index) {
+        int words = pre.words;
+        int iw = index.getWidth();
+        UInt inside = or(pre.row.rowOff.asBits(), shl(index.resize(30), 2).resize(32).asBits()).asUInt();
+        return mux(eq(index, U(words, iw)), pre.rowEnd, inside);
     }
 
     private Bool isConn(UInt conn, int c) {
