@@ -34,7 +34,7 @@ import spinal.lib.Stream;
  * is the live registers above plus, for {@code n ≥ 2}, a table of one compact entry per connection (docs/shared-mpa.md
  * §2.3: {@code expOff}, the partial word at {@code sent}, {@code lost}), written back when a beat of another connection
  * is taken and read for it a cycle ahead, as its beat enters the front register (the entry registered with the beat,
- * with the live state forwarded when that cycle writes it back). The compact form is exact only when the live connection has
+ * the live state forwarded if that cycle writes it back). The compact form is exact only when the live connection has
  * nothing pending (complete words not yet handed on, or a hole not yet reported), so a beat of another connection waits
  * while the live one is stepped without input until nothing is pending (flush before switch: ≤ 2 cycles, only then).
  * {@code clear[c]} forgets connection c: its table entry and, when live, the live registers go back to their reset

@@ -556,8 +556,8 @@ public final class MpaRxHold extends HwComponent {
         for (int c = 0; c < n; c++) {
             final int cc = c;
             Bool inC = isConn(inConn, c, n);
-            // = accept ∧ inConn = c; shared, from c's own flags and space rather than the connection's multiplexers
-            // (timing: it enables c's pointer, space and dead flag).
+            // = accept ∧ inConn = c. Shared: from c's own flags and space, not the piece's connection's multiplexers
+            // (timing: it enables c's pointer, space, dead flag); one connection: accept itself (it placed faster).
             Bool acceptC = n < 2 ? and(accept, inC) : wire("acceptC_" + c, and(in.valid(), inC, not(clear.get(c)),
                     not(dead.get(c)), eq(in.payload().epoch, epoch.get(c)), s1Free, leNarrow(cnt, space.get(c))));
             Bool freeC = and(freeValid, isConn(freeConn, c, n));

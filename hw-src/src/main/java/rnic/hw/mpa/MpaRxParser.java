@@ -627,7 +627,8 @@ public final class MpaRxParser extends HwComponent {
     /**
      * The stream offset of word {@code index} (0 … words) of the row: a row starts at a multiple of its size, so for
      * a word inside it the index goes into the offset's low bits; just past it, it is the row's end, added in the
-     * stage in front (timing: no 32-bit add behind the word index).
+     * stage in front (timing: no 32-bit add behind the word index). A lost row carries the expected offset, not a
+     * row start, but it fails the connection: what it leaves in these offsets is never read (a clear resets them).
      */
     private UInt wordOff(Pre pre, UInt index) {
         int words = pre.words;
