@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import rnic.sim.tcp.LoopbackPorts;
 
 /**
  * A Linux soft-iWARP (siw) peer in a qemu VM: Debian 12's kernel, siw built out of tree, rdma-core's {@code rping}
@@ -141,8 +141,10 @@ public final class SiwVm implements AutoCloseable {
         Path root = repoRoot();
         Path out = root.resolve("build/interop/siw");
         build(root, out);
-        serverPort = freePort();
-        clientTargetPort = freePort();
+        // Below the ephemeral range: the host's listener binds clientTargetPort anew for every run, and in between an
+        // outgoing connection must not be able to take it (Address already in use).
+        serverPort = LoopbackPorts.free();
+        clientTargetPort = LoopbackPorts.free();
         String netdev = "user,id=n0,restrict=on,net=10.0.2.0/24,host=10.0.2.2"
                 + ",hostfwd=tcp:127.0.0.1:" + serverPort + "-" + GUEST_ADDRESS + ":" + GUEST_PORT
                 + ",guestfwd=tcp:" + HOST_ALIAS + ":" + GUEST_PORT + "-cmd:" + out.resolve("busybox")
@@ -345,12 +347,6 @@ public final class SiwVm implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }

@@ -9,7 +9,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +19,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import rnic.sim.HostThreads;
 import rnic.sim.RnicSystem;
 import rnic.sim.pcap.Tshark;
+import rnic.sim.tcp.LoopbackPorts;
 
 /**
  * The project's rping ({@link RpingPeer} on the verbs/cm API) against itself over <b>real kernel sockets</b>: both
@@ -35,12 +35,6 @@ class RpingLoopbackTest {
 
     /** What each side printed and returned. */
     private record Pair(RpingPeer.Result client, RpingPeer.Result server, String clientOut, String serverOut) {
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, LOOPBACK)) {
-            return s.getLocalPort();
-        }
     }
 
     /** Runs the server on core b and the client on core a, side by side in one simulation. */
@@ -77,7 +71,7 @@ class RpingLoopbackTest {
     @ParameterizedTest(name = "size={0} crc={1}")
     @CsvSource({"64,false", "4096,true", "65000,false", "65000,true"})
     void projectPingsProjectOverKernelSockets(int size, boolean crc) throws IOException {
-        int port = freePort();
+        int port = LoopbackPorts.free();
         RpingPeer.Options server = RpingPeer.Options.server(LOOPBACK, port, size).withCrc(crc).withVerbose(true);
         RpingPeer.Options client = RpingPeer.Options.client(LOOPBACK, port, size, 3).withVerbose(true);
         Pair p = run(server, client, null);
@@ -102,7 +96,7 @@ class RpingLoopbackTest {
      */
     @Test
     void captureOfTheSocketsDecodesInTshark() throws IOException {
-        int port = freePort();
+        int port = LoopbackPorts.free();
         Path pcap = Path.of("target", "rping-loopback-crc.pcap");
         Files.deleteIfExists(pcap);
         Pair p = run(RpingPeer.Options.server(LOOPBACK, port, 65000).withCrc(true),
@@ -120,7 +114,7 @@ class RpingLoopbackTest {
      */
     @Test
     void persistentServerServesOneConnectionAfterAnother() throws IOException {
-        int port = freePort();
+        int port = LoopbackPorts.free();
         RpingPeer.Options server = RpingPeer.Options.server(LOOPBACK, port, 4096).withPersistent(true)
                 .withConnections(2);
         RpingPeer.Result[] r = new RpingPeer.Result[3];
@@ -153,7 +147,7 @@ class RpingLoopbackTest {
     /** A client toward a port nobody listens on: the kernel's RST makes the connection refused, rping fails. */
     @Test
     void refusedConnectionFailsTheClient() throws IOException {
-        int port = freePort();
+        int port = LoopbackPorts.free();
         RpingPeer.Result[] r = new RpingPeer.Result[1];
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         RnicSystem.run(RnicSystem.model(64), "rping-refused", 1, RnicSystem.builder().kernelTcp(0, LOOPBACK),
