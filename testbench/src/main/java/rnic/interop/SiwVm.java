@@ -144,7 +144,7 @@ public final class SiwVm implements AutoCloseable {
         // Below the ephemeral range: the host's listener binds clientTargetPort anew for every run, and in between an
         // outgoing connection must not be able to take it (Address already in use).
         serverPort = LoopbackPorts.free();
-        clientTargetPort = LoopbackPorts.free();
+        clientTargetPort = LoopbackPorts.free(serverPort); // qemu binds serverPort only when it starts
         String netdev = "user,id=n0,restrict=on,net=10.0.2.0/24,host=10.0.2.2"
                 + ",hostfwd=tcp:127.0.0.1:" + serverPort + "-" + GUEST_ADDRESS + ":" + GUEST_PORT
                 + ",guestfwd=tcp:" + HOST_ALIAS + ":" + GUEST_PORT + "-cmd:" + out.resolve("busybox")

@@ -3,11 +3,15 @@ package rnic.sim.tcp;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 /**
  * Ports on 127.0.0.1 that a test picks now and binds later, possibly many times, while the machine opens other
@@ -32,11 +36,12 @@ public final class LoopbackPorts {
     }
 
     /**
-     * A port below the kernel's ephemeral range that is free on 127.0.0.1 now.
+     * A port below the kernel's ephemeral range that is free on 127.0.0.1 now and is none of {@code except} (ports
+     * the caller picked earlier and has not bound yet).
      *
-     * @throws IOException if none of {@value #ATTEMPTS} random ports in the window could be bound
+     * @throws IOException if {@value #ATTEMPTS} ports of the window in a row, from a random one on, were in use
      */
-    public static int free() throws IOException {
+    public static int free(int... except) throws IOException {
         int high = ephemeralLow();
         int low = Math.max(LOWEST, high - WINDOW);
         InetAddress loopback = InetAddress.getLoopbackAddress();
@@ -44,12 +49,21 @@ public final class LoopbackPorts {
             throw new IOException("the kernel's ephemeral range starts at " + high + " (" + RANGE
                     + "): no room below it for a fixed loopback port");
         }
+        // From a random port on, through the window: an excluded port costs no attempt, a port in use one.
         IOException last = null;
-        for (int i = 0; i < ATTEMPTS; i++) {
-            int port = ThreadLocalRandom.current().nextInt(low, high);
+        int size = high - low;
+        int first = ThreadLocalRandom.current().nextInt(size);
+        int tried = 0;
+        Set<Integer> skip = IntStream.of(except).boxed().collect(Collectors.toSet());
+        for (int i = 0; i < size && tried < ATTEMPTS; i++) {
+            int port = low + (first + i) % size;
+            if (skip.contains(port)) {
+                continue;
+            }
+            tried++;
             try (ServerSocket s = new ServerSocket()) {
                 s.setReuseAddress(false);
-                s.bind(new java.net.InetSocketAddress(loopback, port), 1);
+                s.bind(new InetSocketAddress(loopback, port), 1);
                 return port;
             } catch (IOException e) {
                 last = e;

@@ -1,5 +1,6 @@
 package rnic.sim.tcp;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -35,6 +36,17 @@ class LoopbackPortsTest {
             seen.add(port);
         }
         assertTrue(seen.size() > 1, "the ports vary: " + seen);
+    }
+
+    /** A port picked earlier and not bound yet is not picked again when the caller names it. */
+    @Test
+    void aPortNamedAsTakenIsNotPickedAgain() throws IOException {
+        int low = LoopbackPorts.ephemeralLow();
+        int[] all = java.util.stream.IntStream.range(low - LoopbackPorts.WINDOW, low).toArray();
+        int keep = LoopbackPorts.free(); // free now
+        int[] except = java.util.stream.IntStream.of(all).filter(p -> p != keep).toArray();
+        // Every port of the window but that one is named: free() must find it, whatever port it starts from.
+        assertEquals(keep, LoopbackPorts.free(except));
     }
 
     /** Outgoing connections (ephemeral local ports) never land in the window the ports come from. */
