@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,9 +43,9 @@ class LoopbackPortsTest {
     @Test
     void aPortNamedAsTakenIsNotPickedAgain() throws IOException {
         int low = LoopbackPorts.ephemeralLow();
-        int[] all = java.util.stream.IntStream.range(low - LoopbackPorts.WINDOW, low).toArray();
+        int[] all = IntStream.range(low - LoopbackPorts.WINDOW, low).toArray();
         int keep = LoopbackPorts.free(); // free now
-        int[] except = java.util.stream.IntStream.of(all).filter(p -> p != keep).toArray();
+        int[] except = IntStream.of(all).filter(p -> p != keep).toArray();
         // Every port of the window but that one is named: free() must find it, whatever port it starts from.
         assertEquals(keep, LoopbackPorts.free(except));
     }

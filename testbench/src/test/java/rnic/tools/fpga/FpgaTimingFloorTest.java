@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * largest, about two); yosys and nextpnr-ice40 must be installed
  * ({@code ./rnic test} installs them). The blocks' Verilog is generated one after another on the test's thread (the
  * HDL elaboration is not shared between threads); their yosys and nextpnr runs, external processes in a directory of
- * their own and deterministic for a fixed seed, go two at a time, so the test takes about half as long on two cores.
+ * their own and deterministic for a fixed seed, go two at a time (197 s for the seven, 305 s one at a time).
  */
 @Tag("fpga")
 class FpgaTimingFloorTest {
